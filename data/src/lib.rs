@@ -1,0 +1,1 @@
+//! Record formats (placeholder until the data crate lands).

@@ -1,0 +1,169 @@
+//! `kage`: UCI engine, perft, rules queries, variant spec checks and benchmarks.
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+use kage_engine::protocol::{rules, uci};
+use kage_engine::{Game, Position, Variant};
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(
+    name = "kage",
+    version,
+    about = "kage: engine for Shinobi+, Shinobi, Gorogoro+ and Minishogi"
+)]
+struct Cli {
+    /// Play a variant written as a spec file (TOML) instead of a built-in one.
+    #[arg(long, global = true, value_name = "FILE")]
+    variant_file: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Speak UCI on stdin/stdout (the default).
+    Uci,
+    /// Count leaf nodes of the legal move tree, per root move.
+    Perft(PerftArgs),
+    /// One JSON line: FEN, sorted legal moves, check and game verdict after the moves.
+    Rules(PositionArgs),
+    /// Check a variant spec file and print a summary.
+    Check { file: PathBuf },
+    /// Benchmarks: `perft` (move generation speed per variant).
+    Bench {
+        #[arg(default_value = "perft")]
+        what: String,
+    },
+}
+
+#[derive(Args)]
+struct PositionArgs {
+    /// shinobiplus, shinobi, gorogoroplus, minishogi (or the name in --variant-file).
+    #[arg(long, default_value = "shinobiplus")]
+    variant: String,
+    /// Start FEN (default: the variant's start position).
+    #[arg(long)]
+    fen: Option<String>,
+    /// Moves in UCI notation, played from the FEN.
+    #[arg(long, num_args = 0.., allow_hyphen_values = false)]
+    moves: Vec<String>,
+}
+
+#[derive(Args)]
+struct PerftArgs {
+    #[command(flatten)]
+    pos: PositionArgs,
+    #[arg(long)]
+    depth: u32,
+}
+
+fn main() {
+    let cli = Cli::parse();
+    if let Err(e) = run(cli) {
+        eprintln!("error: {e:#}");
+        std::process::exit(2);
+    }
+}
+
+fn custom_variant(cli: &Cli) -> Result<Option<&'static Variant>> {
+    match &cli.variant_file {
+        Some(f) => Ok(Some(
+            Variant::from_spec_file(f).with_context(|| format!("variant file {}", f.display()))?,
+        )),
+        None => Ok(None),
+    }
+}
+
+fn resolve(name: &str, custom: Option<&'static Variant>) -> Result<&'static Variant> {
+    if let Some(c) = custom {
+        if c.name == name || name == "shinobiplus" && c.id.is_none() {
+            return Ok(c);
+        }
+    }
+    Ok(Variant::by_name(name)?)
+}
+
+fn game_from(args: &PositionArgs, custom: Option<&'static Variant>) -> Result<Game> {
+    let v = resolve(&args.variant, custom)?;
+    Ok(rules::game_from(v, args.fen.as_deref(), &args.moves)?)
+}
+
+fn run(cli: Cli) -> Result<()> {
+    let custom = custom_variant(&cli)?;
+    match cli.command {
+        None | Some(Command::Uci) => run_uci(custom),
+        Some(Command::Perft(a)) => {
+            let game = game_from(&a.pos, custom)?;
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            uci::write_divide(game.position(), a.depth, &mut out)?;
+            Ok(())
+        }
+        Some(Command::Rules(a)) => {
+            let game = game_from(&a, custom)?;
+            println!("{}", rules::rules_json(&game));
+            Ok(())
+        }
+        Some(Command::Check { file }) => {
+            let v = Variant::from_spec_file(&file)
+                .with_context(|| format!("variant file {}", file.display()))?;
+            let start = Position::from_fen(v, &v.start_fen)
+                .with_context(|| format!("start_fen of {}", file.display()))?;
+            let kinds: Vec<String> = v.kinds.iter().map(|k| k.symbol()).collect();
+            println!(
+                "ok: {} ({}x{}), pieces {}, {} legal moves from the start",
+                v.name,
+                v.width,
+                v.height,
+                kinds.join(" "),
+                start.count_legal()
+            );
+            Ok(())
+        }
+        Some(Command::Bench { what }) => match what.as_str() {
+            "perft" => bench_perft(),
+            other => bail!("unknown benchmark '{other}' (expected perft)"),
+        },
+    }
+}
+
+fn run_uci(custom: Option<&'static Variant>) -> Result<()> {
+    let default = custom.unwrap_or(Variant::by_name("shinobiplus")?);
+    let mut session = uci::Uci::new(default, custom);
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    for line in stdin.lock().lines() {
+        let line = line.context("reading stdin")?;
+        let mut out = stdout.lock();
+        if !session.handle(&line, &mut out)? {
+            let cmd = line.split_whitespace().next().unwrap_or("");
+            writeln!(out, "info string error unknown command '{cmd}'")?;
+        }
+        out.flush()?;
+        if session.quit {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Start-position perft per variant at the depths FSF was timed at.
+fn bench_perft() -> Result<()> {
+    println!(
+        "{:<14} {:>5} {:>14} {:>9} {:>12}",
+        "variant", "depth", "nodes", "seconds", "Mnodes/s"
+    );
+    for (name, depth) in [("shinobiplus", 4), ("shinobi", 4), ("gorogoroplus", 5), ("minishogi", 7)]
+    {
+        let v = Variant::by_name(name)?;
+        let pos = Position::startpos(v);
+        let t = Instant::now();
+        let n = kage_engine::perft::perft(&pos, depth);
+        let s = t.elapsed().as_secs_f64();
+        println!("{name:<14} {depth:>5} {n:>14} {s:>9.3} {:>12.2}", n as f64 / s / 1e6);
+    }
+    Ok(())
+}

@@ -1,0 +1,14 @@
+//! kage engine: rules of drop-and-promotion chess variants as data, positions, legal move
+//! generation, game-end rules, perft, search and evaluation.
+
+pub mod game;
+pub mod perft;
+pub mod position;
+pub mod protocol;
+pub mod types;
+pub mod variant;
+
+pub use game::{Game, Outcome, Reason};
+pub use position::{FenError, MoveError, Position};
+pub use types::{Bitboard, ByColor, Color, Move, MoveKind, MoveList, Piece, PieceKind, Square};
+pub use variant::{SpecError, Variant, VariantId, VariantSpec};

@@ -1,0 +1,120 @@
+//! Attack queries: attackers of a square, pins.
+
+use super::Position;
+use crate::types::{Bitboard, Color, PieceKind, bits};
+
+impl Position {
+    /// Pieces of `by` attacking `sq` with the given occupancy.
+    #[inline]
+    pub fn attackers_to(&self, sq: u8, by: Color, occ: Bitboard) -> Bitboard {
+        self.attackers_to_masked(sq, by, occ, self.by_color[by as usize])
+    }
+
+    /// As `attackers_to`, counting only the `by` pieces in `mask`.
+    pub(crate) fn attackers_to_masked(
+        &self,
+        sq: u8,
+        by: Color,
+        occ: Bitboard,
+        mask: Bitboard,
+    ) -> Bitboard {
+        let v = self.variant;
+        let mut att = 0;
+        let slide = &v.slide_kinds[by as usize];
+        for d in 0..8 {
+            // Kinds of `by` sliding towards `sq` along this ray move in the opposite direction.
+            let kinds = slide[(d + 4) & 7];
+            if kinds == 0 {
+                continue;
+            }
+            let ray = v.ray[d][sq as usize];
+            let blockers = ray & occ;
+            if blockers == 0 {
+                continue;
+            }
+            let b = if matches!(d, 0 | 1 | 2 | 7) {
+                blockers.trailing_zeros()
+            } else {
+                63 - blockers.leading_zeros()
+            } as u8;
+            if mask & (1 << b) != 0 {
+                let k = self.board[b as usize] & 0x1f;
+                if kinds & (1 << k) != 0 {
+                    att |= 1 << b;
+                }
+            }
+        }
+        let them = !by;
+        let mut lk = v.leaper_kinds;
+        while lk != 0 {
+            let k = lk.trailing_zeros() as u8;
+            lk &= lk - 1;
+            let pcs = self.by_kind[k as usize] & mask;
+            if pcs != 0 {
+                att |= v.leap_attacks(them, PieceKind(k), sq) & pcs;
+            }
+        }
+        att
+    }
+
+    /// Whether `by` attacks `sq` with the given occupancy.
+    #[inline]
+    pub fn is_attacked(&self, sq: u8, by: Color, occ: Bitboard) -> bool {
+        self.attackers_to(sq, by, occ) != 0
+    }
+
+    /// Pieces of `us` pinned to their king, and for each the line it may move along.
+    pub(crate) fn pinned(&self, us: Color) -> Bitboard {
+        let v = self.variant;
+        let them = !us;
+        let ksq = self.king_sq[us as usize] as usize;
+        let occ = self.occupied();
+        let own = self.by_color[us as usize];
+        let theirs = self.by_color[them as usize];
+        let mut pinned = 0;
+        for d in 0..8 {
+            let kinds = v.slide_kinds[them as usize][(d + 4) & 7];
+            if kinds == 0 {
+                continue;
+            }
+            let ray = v.ray[d][ksq];
+            let mut blockers = ray & occ;
+            if blockers == 0 {
+                continue;
+            }
+            let positive = matches!(d, 0 | 1 | 2 | 7);
+            let first = nearest(blockers, positive);
+            if own & (1 << first) == 0 {
+                continue;
+            }
+            blockers &= !(1 << first);
+            if blockers == 0 {
+                continue;
+            }
+            let second = nearest(blockers, positive);
+            if theirs & (1 << second) != 0 {
+                let k = self.board[second as usize] & 0x1f;
+                if kinds & (1 << k) != 0 {
+                    pinned |= 1 << first;
+                }
+            }
+        }
+        pinned
+    }
+
+    /// Squares attacked by `by` (used by evaluation and tests; not on the movegen hot path).
+    pub fn attacked_squares(&self, by: Color) -> Bitboard {
+        let occ = self.occupied();
+        let mut a = 0;
+        for sq in bits(self.by_color[by as usize]) {
+            let p = self.piece_on(sq).expect("occupied");
+            a |= self.variant.attacks(by, p.kind, sq, occ);
+        }
+        a
+    }
+}
+
+#[inline(always)]
+fn nearest(b: Bitboard, positive: bool) -> u8 {
+    if positive { b.trailing_zeros() as u8 } else { 63 - b.leading_zeros() as u8 }
+}

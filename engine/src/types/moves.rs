@@ -1,0 +1,137 @@
+//! Moves in 16 bits: to (6), from or dropped kind (6), kind (3).
+
+use super::{PieceKind, Square};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MoveKind {
+    Normal = 0,
+    Promotion = 1,
+    Drop = 2,
+    EnPassant = 3,
+    Castling = 4,
+}
+
+/// A move. `Move::NULL` (all zero) is never a legal move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub struct Move(pub u16);
+
+impl Move {
+    pub const NULL: Move = Move(0);
+
+    #[inline(always)]
+    pub fn new(from: u8, to: u8, kind: MoveKind) -> Move {
+        Move(to as u16 | ((from as u16) << 6) | ((kind as u16) << 12))
+    }
+
+    #[inline(always)]
+    pub fn drop(kind: PieceKind, to: u8) -> Move {
+        Move::new(kind.0, to, MoveKind::Drop)
+    }
+
+    #[inline(always)]
+    pub fn to(self) -> Square {
+        Square((self.0 & 63) as u8)
+    }
+
+    /// Origin square (meaningless for drops).
+    #[inline(always)]
+    pub fn from(self) -> Square {
+        Square(((self.0 >> 6) & 63) as u8)
+    }
+
+    /// The dropped kind (only for drops).
+    #[inline(always)]
+    pub fn drop_kind(self) -> PieceKind {
+        PieceKind(((self.0 >> 6) & 63) as u8)
+    }
+
+    #[inline(always)]
+    pub fn kind(self) -> MoveKind {
+        match self.0 >> 12 {
+            0 => MoveKind::Normal,
+            1 => MoveKind::Promotion,
+            2 => MoveKind::Drop,
+            3 => MoveKind::EnPassant,
+            _ => MoveKind::Castling,
+        }
+    }
+
+    #[inline(always)]
+    pub fn is_drop(self) -> bool {
+        self.0 >> 12 == MoveKind::Drop as u16
+    }
+
+    #[inline(always)]
+    pub fn is_promotion(self) -> bool {
+        self.0 >> 12 == MoveKind::Promotion as u16
+    }
+
+    pub fn is_null(self) -> bool {
+        self.0 == 0
+    }
+}
+
+/// Fixed-capacity move list (no allocation in move generation).
+pub struct MoveList {
+    moves: [Move; Self::CAPACITY],
+    len: usize,
+}
+
+impl MoveList {
+    pub const CAPACITY: usize = 1024;
+
+    pub fn new() -> MoveList {
+        MoveList { moves: [Move::NULL; Self::CAPACITY], len: 0 }
+    }
+
+    #[inline(always)]
+    pub fn push(&mut self, m: Move) {
+        debug_assert!(self.len < Self::CAPACITY);
+        // Capacity exceeds the most legal moves any supported position can have.
+        if self.len < Self::CAPACITY {
+            self.moves[self.len] = m;
+            self.len += 1;
+        }
+    }
+
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    #[inline(always)]
+    pub fn as_slice(&self) -> &[Move] {
+        &self.moves[..self.len]
+    }
+
+    #[inline(always)]
+    pub fn as_mut_slice(&mut self) -> &mut [Move] {
+        &mut self.moves[..self.len]
+    }
+
+    pub fn contains(&self, m: Move) -> bool {
+        self.as_slice().contains(&m)
+    }
+}
+
+impl Default for MoveList {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<'a> IntoIterator for &'a MoveList {
+    type Item = &'a Move;
+    type IntoIter = std::slice::Iter<'a, Move>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}

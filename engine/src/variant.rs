@@ -1,0 +1,95 @@
+//! Variants as data: a TOML spec per variant, compiled once into the tables that
+//! move generation reads.
+
+mod betza;
+mod compile;
+mod error;
+mod spec;
+
+pub use compile::{Direction, KindInfo, RepetitionVerdict, Variant};
+pub use error::SpecError;
+pub use spec::{PieceSpec, VariantSpec};
+
+use std::sync::OnceLock;
+
+/// The built-in variants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VariantId {
+    ShinobiPlus,
+    Shinobi,
+    GorogoroPlus,
+    Minishogi,
+}
+
+impl VariantId {
+    pub const ALL: [VariantId; 4] =
+        [VariantId::ShinobiPlus, VariantId::Shinobi, VariantId::GorogoroPlus, VariantId::Minishogi];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            VariantId::ShinobiPlus => "shinobiplus",
+            VariantId::Shinobi => "shinobi",
+            VariantId::GorogoroPlus => "gorogoroplus",
+            VariantId::Minishogi => "minishogi",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<VariantId> {
+        VariantId::ALL.into_iter().find(|v| v.name() == name)
+    }
+
+    fn spec_text(self) -> &'static str {
+        match self {
+            VariantId::ShinobiPlus => include_str!("../variants/shinobiplus.toml"),
+            VariantId::Shinobi => include_str!("../variants/shinobi.toml"),
+            VariantId::GorogoroPlus => include_str!("../variants/gorogoroplus.toml"),
+            VariantId::Minishogi => include_str!("../variants/minishogi.toml"),
+        }
+    }
+}
+
+impl std::fmt::Display for VariantId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for VariantId {
+    type Err = SpecError;
+    fn from_str(s: &str) -> Result<Self, SpecError> {
+        VariantId::from_name(s).ok_or_else(|| SpecError::UnknownVariant(s.to_string()))
+    }
+}
+
+impl Variant {
+    /// The compiled built-in variant (compiled once, then shared).
+    pub fn builtin(id: VariantId) -> &'static Variant {
+        static CELLS: [OnceLock<Variant>; 4] =
+            [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        CELLS[id as usize].get_or_init(|| {
+            let spec = VariantSpec::parse(id.spec_text()).expect("built-in spec parses");
+            let mut v = Variant::compile(&spec).expect("built-in spec compiles");
+            v.id = Some(id);
+            v
+        })
+    }
+
+    /// A built-in variant by its name (`shinobiplus`, ...).
+    pub fn by_name(name: &str) -> Result<&'static Variant, SpecError> {
+        Ok(Variant::builtin(name.parse()?))
+    }
+
+    /// Reads, checks and compiles a spec file; the variant lives for the rest of the program.
+    pub fn from_spec_file(path: &std::path::Path) -> Result<&'static Variant, SpecError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| SpecError::Io(format!("{}: {e}", path.display())))?;
+        Variant::from_spec_text(&text)
+    }
+
+    /// Parses and compiles spec text (leaked: variants live as long as the program).
+    pub fn from_spec_text(text: &str) -> Result<&'static Variant, SpecError> {
+        let spec = VariantSpec::parse(text)?;
+        let v = Variant::compile(&spec)?;
+        Ok(Box::leak(Box::new(v)))
+    }
+}

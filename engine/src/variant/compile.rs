@@ -1,0 +1,616 @@
+//! The compiled variant: attack tables, zones and rule flags. Move generation reads only this.
+
+use super::betza::{self, Step};
+use super::{SpecError, VariantId, VariantSpec};
+use crate::types::{Bitboard, ByColor, Color, MAX_KINDS, MAX_SQUARES, PieceKind};
+
+/// Ray directions, clockwise from north (towards rank 8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    N = 0,
+    NE,
+    E,
+    SE,
+    S,
+    SW,
+    W,
+    NW,
+}
+
+pub(crate) const DIRS: [(i8, i8); 8] =
+    [(0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)];
+
+/// How a repetition that is not a perpetual check ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RepetitionVerdict {
+    Draw,
+    WhiteLoses,
+}
+
+/// What the engine knows about one piece kind.
+#[derive(Clone, Debug)]
+pub struct KindInfo {
+    /// Base letter, uppercase (`P` for both `P` and `+P`).
+    pub letter: char,
+    pub promoted: bool,
+    pub name: String,
+    pub royal: bool,
+    pub pawn: bool,
+    pub promotes_to: Option<PieceKind>,
+    /// The kind a capture sends to hand (itself when unpromoted).
+    pub demoted: PieceKind,
+    pub nifu: bool,
+    pub drop_mate_loses: bool,
+    pub castling_rook: bool,
+    pub value: i32,
+    pub hand_value: i32,
+    /// Slide directions per color (bit d = `Direction` d).
+    pub slides: ByColor<u8>,
+    pub betza: String,
+}
+
+impl KindInfo {
+    /// `P` or `+P`.
+    pub fn symbol(&self) -> String {
+        if self.promoted { format!("+{}", self.letter) } else { self.letter.to_string() }
+    }
+}
+
+/// Castling geometry of one side (chess: king e-file, rooks in the corners).
+#[derive(Clone, Copy, Debug)]
+pub struct CastlingGeometry {
+    pub king_from: u8,
+    /// [king side, queen side]
+    pub king_to: [u8; 2],
+    pub rook_from: [u8; 2],
+    pub rook_to: [u8; 2],
+}
+
+/// A compiled variant.
+pub struct Variant {
+    pub id: Option<VariantId>,
+    pub name: String,
+    pub width: u8,
+    pub height: u8,
+    pub num_squares: u8,
+    pub board: Bitboard,
+    pub kinds: Vec<KindInfo>,
+    /// Kinds that can be held in hand, in FEN output order.
+    pub hand_kinds: Vec<PieceKind>,
+    pub king: PieceKind,
+    pub start_fen: String,
+    pub captures_to_hand: bool,
+    pub castling: bool,
+    pub en_passant: bool,
+    pub mandatory_promotion: bool,
+    pub immobility_illegal: bool,
+    pub stalemate_loses: bool,
+    /// Plies without an irreversible move that draw (0: no such rule).
+    pub move_rule_plies: u16,
+    pub perpetual_check_loses: bool,
+    pub repetition_count: u8,
+    pub repetition_verdict: RepetitionVerdict,
+    pub promotion_zone: ByColor<Bitboard>,
+    pub drop_zone: ByColor<Bitboard>,
+    pub flag_zone: ByColor<Bitboard>,
+    pub castling_geometry: ByColor<CastlingGeometry>,
+    pub file_masks: [Bitboard; 8],
+    pub rank_masks: [Bitboard; 8],
+    pub(crate) ray: [[Bitboard; MAX_SQUARES]; 8],
+    pub(crate) between: Vec<Bitboard>,
+    pub(crate) line: Vec<Bitboard>,
+    leap_both: Vec<Bitboard>,
+    leap_capture: Vec<Bitboard>,
+    leap_attacks: Vec<Bitboard>,
+    leap_quiet: Vec<Bitboard>,
+    double_to: Vec<u8>,
+    immobile: Vec<Bitboard>,
+    drop_targets: Vec<Bitboard>,
+    /// Per color and direction: kinds (bit mask) that slide that way.
+    pub(crate) slide_kinds: [[u32; 8]; 2],
+    /// Kinds with any leaping (non-sliding) attack.
+    pub(crate) leaper_kinds: u32,
+    /// Kinds whose moves include a double step.
+    pub(crate) double_step_kinds: u32,
+}
+
+impl std::fmt::Debug for Variant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Variant({})", self.name)
+    }
+}
+
+#[inline(always)]
+fn idx(c: Color, k: PieceKind, sq: u8) -> usize {
+    ((c as usize * MAX_KINDS) + k.index()) * MAX_SQUARES + sq as usize
+}
+
+#[inline(always)]
+fn ck(c: Color, k: PieceKind) -> usize {
+    c as usize * MAX_KINDS + k.index()
+}
+
+impl Variant {
+    #[inline(always)]
+    pub fn num_kinds(&self) -> usize {
+        self.kinds.len()
+    }
+
+    #[inline(always)]
+    pub fn kind(&self, k: PieceKind) -> &KindInfo {
+        &self.kinds[k.index()]
+    }
+
+    /// Squares a piece attacks from `sq` by leaping (captures included).
+    #[inline(always)]
+    pub fn leap_attacks(&self, c: Color, k: PieceKind, sq: u8) -> Bitboard {
+        self.leap_attacks[idx(c, k, sq)]
+    }
+
+    /// Leaps that both move and capture.
+    #[inline(always)]
+    pub fn leap_both(&self, c: Color, k: PieceKind, sq: u8) -> Bitboard {
+        self.leap_both[idx(c, k, sq)]
+    }
+
+    /// Capture-only leaps (pawn captures).
+    #[inline(always)]
+    pub fn leap_capture(&self, c: Color, k: PieceKind, sq: u8) -> Bitboard {
+        self.leap_capture[idx(c, k, sq)]
+    }
+
+    /// Move-only leaps (pawn pushes), excluding double steps.
+    #[inline(always)]
+    pub fn leap_quiet(&self, c: Color, k: PieceKind, sq: u8) -> Bitboard {
+        self.leap_quiet[idx(c, k, sq)]
+    }
+
+    /// Target of a double step from `sq` (the square passed over must be empty), if any.
+    #[inline(always)]
+    pub fn double_step(&self, c: Color, k: PieceKind, sq: u8) -> Option<u8> {
+        let t = self.double_to[idx(c, k, sq)];
+        (t != 0xff).then_some(t)
+    }
+
+    /// Squares where a piece of this kind could never move again.
+    #[inline(always)]
+    pub fn immobile(&self, c: Color, k: PieceKind) -> Bitboard {
+        self.immobile[ck(c, k)]
+    }
+
+    /// Squares a piece of this kind may be dropped on (before nifu and occupancy).
+    #[inline(always)]
+    pub fn drop_targets(&self, c: Color, k: PieceKind) -> Bitboard {
+        self.drop_targets[ck(c, k)]
+    }
+
+    /// Attacks of the sliding directions `dirs` (bit mask) from `sq` given occupancy.
+    #[inline(always)]
+    pub fn slide_attacks(&self, dirs: u8, sq: u8, occ: Bitboard) -> Bitboard {
+        let mut att = 0;
+        let mut d = dirs;
+        while d != 0 {
+            let dir = d.trailing_zeros() as usize;
+            d &= d - 1;
+            att |= self.ray_attack(dir, sq, occ);
+        }
+        att
+    }
+
+    /// Attacks along one ray, up to and including the first blocker.
+    #[inline(always)]
+    pub fn ray_attack(&self, dir: usize, sq: u8, occ: Bitboard) -> Bitboard {
+        let ray = self.ray[dir][sq as usize];
+        let blockers = ray & occ;
+        if blockers == 0 {
+            return ray;
+        }
+        // N, NE, E, NW increase the square index; the nearest blocker is the lowest bit.
+        let b = if matches!(dir, 0 | 1 | 2 | 7) {
+            blockers.trailing_zeros()
+        } else {
+            63 - blockers.leading_zeros()
+        };
+        ray ^ self.ray[dir][b as usize]
+    }
+
+    /// Every square a piece attacks (captures included).
+    #[inline(always)]
+    pub fn attacks(&self, c: Color, k: PieceKind, sq: u8, occ: Bitboard) -> Bitboard {
+        let slides = self.kinds[k.index()].slides[c];
+        let mut a = self.leap_attacks[idx(c, k, sq)];
+        if slides != 0 {
+            a |= self.slide_attacks(slides, sq, occ);
+        }
+        a
+    }
+
+    /// Squares strictly between two aligned squares (empty when not aligned).
+    #[inline(always)]
+    pub fn between(&self, a: u8, b: u8) -> Bitboard {
+        self.between[a as usize * MAX_SQUARES + b as usize]
+    }
+
+    /// The whole line through two aligned squares (empty when not aligned).
+    #[inline(always)]
+    pub fn line(&self, a: u8, b: u8) -> Bitboard {
+        self.line[a as usize * MAX_SQUARES + b as usize]
+    }
+
+    pub fn kind_by_symbol(&self, letter: char, promoted: bool) -> Option<PieceKind> {
+        let up = letter.to_ascii_uppercase();
+        self.kinds
+            .iter()
+            .position(|k| k.letter == up && k.promoted == promoted)
+            .map(|i| PieceKind(i as u8))
+    }
+
+    /// Squares on ranks (1-based) `ranks`.
+    fn ranks_bb(&self, ranks: &[u8]) -> Result<Bitboard, SpecError> {
+        let mut b = 0;
+        for &r in ranks {
+            if r == 0 || r > self.height {
+                return Err(SpecError::BadRank(r));
+            }
+            b |= self.rank_masks[(r - 1) as usize];
+        }
+        Ok(b)
+    }
+
+    pub fn compile(spec: &VariantSpec) -> Result<Variant, SpecError> {
+        let (w, h) = (spec.width, spec.height);
+        if !(1..=8).contains(&w) || !(1..=8).contains(&h) {
+            return Err(SpecError::BoardSize { width: w, height: h });
+        }
+        if spec.pieces.len() > MAX_KINDS {
+            return Err(SpecError::TooManyKinds(spec.pieces.len()));
+        }
+        let n = w * h;
+        let board = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+        let mut file_masks = [0u64; 8];
+        let mut rank_masks = [0u64; 8];
+        for s in 0..n {
+            file_masks[(s % w) as usize] |= 1 << s;
+            rank_masks[(s / w) as usize] |= 1 << s;
+        }
+
+        // Letters and kinds.
+        let mut symbols: Vec<(char, bool)> = Vec::new();
+        for p in &spec.pieces {
+            let sym = parse_symbol(&p.letter)?;
+            if symbols.contains(&sym) {
+                return Err(SpecError::DuplicateLetter(p.letter.clone()));
+            }
+            symbols.push(sym);
+        }
+        let find = |piece: &str, field: &str, s: &str| -> Result<PieceKind, SpecError> {
+            let sym = parse_symbol(s)?;
+            symbols.iter().position(|x| *x == sym).map(|i| PieceKind(i as u8)).ok_or_else(|| {
+                SpecError::UnknownPiece {
+                    piece: piece.to_string(),
+                    field: field.to_string(),
+                    other: s.to_string(),
+                }
+            })
+        };
+        let mut kinds = Vec::new();
+        let mut steps_of: Vec<Vec<Step>> = Vec::new();
+        for (i, p) in spec.pieces.iter().enumerate() {
+            let (letter, promoted) = symbols[i];
+            let steps = betza::parse(&p.betza).map_err(|why| SpecError::Betza {
+                letter: p.letter.clone(),
+                betza: p.betza.clone(),
+                why,
+            })?;
+            let promotes_to =
+                p.promotes_to.as_deref().map(|s| find(&p.letter, "promotes_to", s)).transpose()?;
+            if let Some(t) = promotes_to {
+                if !symbols[t.index()].1 {
+                    return Err(SpecError::Inconsistent(format!(
+                        "piece '{}' promotes to '{}', which is not a promoted kind ('+X')",
+                        p.letter,
+                        spec.pieces[t.index()].letter
+                    )));
+                }
+                if promoted {
+                    return Err(SpecError::Inconsistent(format!(
+                        "promoted piece '{}' cannot promote again",
+                        p.letter
+                    )));
+                }
+            }
+            let demoted = if promoted {
+                find(&p.letter, "letter", &letter.to_string()).map_err(|_| {
+                    SpecError::Inconsistent(format!(
+                        "promoted piece '{}' has no unpromoted form '{letter}'",
+                        p.letter
+                    ))
+                })?
+            } else {
+                PieceKind(i as u8)
+            };
+            let mut slides = ByColor::new(0u8, 0u8);
+            for s in steps.iter().filter(|s| s.rider) {
+                if !(s.can_move && s.can_capture) || s.initial_only {
+                    return Err(SpecError::Betza {
+                        letter: p.letter.clone(),
+                        betza: p.betza.clone(),
+                        why: "riders must both move and capture".into(),
+                    });
+                }
+                for c in Color::ALL {
+                    let dy = if c == Color::White { s.dy } else { -s.dy };
+                    let d = DIRS.iter().position(|&x| x == (s.dx, dy)).expect("rider unit step");
+                    slides[c] |= 1 << d;
+                }
+            }
+            kinds.push(KindInfo {
+                letter,
+                promoted,
+                name: p.name.clone(),
+                royal: p.royal,
+                pawn: p.pawn,
+                promotes_to,
+                demoted,
+                nifu: p.nifu,
+                drop_mate_loses: p.drop_mate_loses,
+                castling_rook: p.castling_rook,
+                value: p.value.unwrap_or(0),
+                hand_value: p.hand_value.or(p.value).unwrap_or(0),
+                slides,
+                betza: p.betza.clone(),
+            });
+            steps_of.push(steps);
+        }
+        // Check promotion targets are used only by their own base.
+        for (i, k) in kinds.iter().enumerate() {
+            if let Some(t) = k.promotes_to {
+                if kinds[t.index()].letter != k.letter {
+                    return Err(SpecError::Inconsistent(format!(
+                        "'{}' promotes to '+{}': a promoted kind must carry its base letter",
+                        kinds[i].letter,
+                        kinds[t.index()].letter
+                    )));
+                }
+            }
+        }
+        let royals: Vec<usize> = (0..kinds.len()).filter(|&i| kinds[i].royal).collect();
+        if royals.len() != 1 {
+            return Err(SpecError::Inconsistent(format!(
+                "exactly one royal piece kind is needed, found {}",
+                royals.len()
+            )));
+        }
+        let king = PieceKind(royals[0] as u8);
+
+        let mut hand_kinds = Vec::new();
+        for ch in spec.hand_order.chars() {
+            let k = find("hand_order", "hand_order", &ch.to_string())?;
+            if kinds[k.index()].royal {
+                return Err(SpecError::Inconsistent(
+                    "the royal piece cannot be held in hand".into(),
+                ));
+            }
+            if hand_kinds.contains(&k) {
+                return Err(SpecError::Inconsistent(format!("'{ch}' twice in hand_order")));
+            }
+            hand_kinds.push(k);
+        }
+        if spec.captures_to_hand {
+            for k in &kinds {
+                if !k.royal && !hand_kinds.contains(&k.demoted) {
+                    return Err(SpecError::Inconsistent(format!(
+                        "captures go to hand but '{}' is missing from hand_order",
+                        kinds[k.demoted.index()].letter
+                    )));
+                }
+            }
+        }
+
+        let repetition_verdict = match spec.repetition.verdict.as_str() {
+            "draw" => RepetitionVerdict::Draw,
+            "white_loses" => RepetitionVerdict::WhiteLoses,
+            other => {
+                return Err(SpecError::Inconsistent(format!(
+                    "repetition verdict '{other}' (expected draw or white_loses)"
+                )));
+            }
+        };
+        if spec.repetition.count < 2 {
+            return Err(SpecError::Inconsistent("repetition count must be at least 2".into()));
+        }
+        let stalemate_loses = match spec.stalemate.as_str() {
+            "loss" => true,
+            "draw" => false,
+            other => {
+                return Err(SpecError::Inconsistent(format!(
+                    "stalemate '{other}' (expected loss or draw)"
+                )));
+            }
+        };
+
+        let mut v = Variant {
+            id: None,
+            name: spec.name.clone(),
+            width: w,
+            height: h,
+            num_squares: n,
+            board,
+            kinds,
+            hand_kinds,
+            king,
+            start_fen: spec.start_fen.clone(),
+            captures_to_hand: spec.captures_to_hand,
+            castling: spec.castling,
+            en_passant: spec.en_passant,
+            mandatory_promotion: spec.mandatory_promotion,
+            immobility_illegal: spec.immobility_illegal,
+            stalemate_loses,
+            move_rule_plies: spec.move_rule * 2,
+            perpetual_check_loses: spec.perpetual_check_loses,
+            repetition_count: spec.repetition.count,
+            repetition_verdict,
+            promotion_zone: ByColor::default(),
+            drop_zone: ByColor::default(),
+            flag_zone: ByColor::default(),
+            castling_geometry: ByColor::new(castle_geo(0, w), castle_geo(h - 1, w)),
+            file_masks,
+            rank_masks,
+            ray: [[0; MAX_SQUARES]; 8],
+            between: vec![0; MAX_SQUARES * MAX_SQUARES],
+            line: vec![0; MAX_SQUARES * MAX_SQUARES],
+            leap_both: vec![0; 2 * MAX_KINDS * MAX_SQUARES],
+            leap_capture: vec![0; 2 * MAX_KINDS * MAX_SQUARES],
+            leap_attacks: vec![0; 2 * MAX_KINDS * MAX_SQUARES],
+            leap_quiet: vec![0; 2 * MAX_KINDS * MAX_SQUARES],
+            double_to: vec![0xff; 2 * MAX_KINDS * MAX_SQUARES],
+            immobile: vec![0; 2 * MAX_KINDS],
+            drop_targets: vec![0; 2 * MAX_KINDS],
+            slide_kinds: [[0; 8]; 2],
+            leaper_kinds: 0,
+            double_step_kinds: 0,
+        };
+        let z = &spec.zones;
+        v.promotion_zone =
+            ByColor::new(v.ranks_bb(&z.promotion_white)?, v.ranks_bb(&z.promotion_black)?);
+        v.drop_zone = ByColor::new(v.ranks_bb(&z.drop_white)?, v.ranks_bb(&z.drop_black)?);
+        v.flag_zone = ByColor::new(v.ranks_bb(&z.flag_white)?, v.ranks_bb(&z.flag_black)?);
+        if v.castling && (w != 8 || !v.kinds.iter().any(|k| k.castling_rook)) {
+            return Err(SpecError::Inconsistent(
+                "castling needs an 8-file board and a piece with castling_rook = true".into(),
+            ));
+        }
+        if v.kinds.iter().any(|k| k.promotes_to.is_some())
+            && v.promotion_zone[Color::White] == 0
+            && v.promotion_zone[Color::Black] == 0
+        {
+            return Err(SpecError::Inconsistent(
+                "pieces promote but no promotion zone is set".into(),
+            ));
+        }
+        if !v.hand_kinds.is_empty()
+            && v.drop_zone[Color::White] == 0
+            && v.drop_zone[Color::Black] == 0
+        {
+            return Err(SpecError::Inconsistent(
+                "pieces can be in hand but no drop zone is set".into(),
+            ));
+        }
+        v.build_rays();
+        v.build_piece_tables(&steps_of);
+        Ok(v)
+    }
+
+    fn on_board(&self, f: i16, r: i16) -> bool {
+        f >= 0 && r >= 0 && f < self.width as i16 && r < self.height as i16
+    }
+
+    fn sq(&self, f: i16, r: i16) -> u8 {
+        (r * self.width as i16 + f) as u8
+    }
+
+    fn build_rays(&mut self) {
+        for s in 0..self.num_squares {
+            let (f, r) = ((s % self.width) as i16, (s / self.width) as i16);
+            for (d, &(dx, dy)) in DIRS.iter().enumerate() {
+                let (mut x, mut y) = (f + dx as i16, r + dy as i16);
+                let mut ray = 0u64;
+                while self.on_board(x, y) {
+                    ray |= 1 << self.sq(x, y);
+                    x += dx as i16;
+                    y += dy as i16;
+                }
+                self.ray[d][s as usize] = ray;
+            }
+        }
+        for a in 0..self.num_squares {
+            for d in 0..8 {
+                for b in super::super::types::bits(self.ray[d][a as usize]) {
+                    let i = a as usize * MAX_SQUARES + b as usize;
+                    self.between[i] = self.ray[d][a as usize] & self.ray[(d + 4) % 8][b as usize];
+                    self.line[i] =
+                        self.ray[d][a as usize] | self.ray[(d + 4) % 8][a as usize] | 1 << a;
+                }
+            }
+        }
+    }
+
+    fn build_piece_tables(&mut self, steps_of: &[Vec<Step>]) {
+        for (ki, steps) in steps_of.iter().enumerate() {
+            let k = PieceKind(ki as u8);
+            for c in Color::ALL {
+                let sign: i16 = if c == Color::White { 1 } else { -1 };
+                for s in 0..self.num_squares {
+                    let (f, r) = ((s % self.width) as i16, (s / self.width) as i16);
+                    let rel_rank = if c == Color::White { r } else { self.height as i16 - 1 - r };
+                    let mut any_move = false;
+                    for st in steps {
+                        let (x, y) = (f + st.dx as i16, r + sign * st.dy as i16);
+                        if !self.on_board(x, y) {
+                            continue;
+                        }
+                        let t = self.sq(x, y);
+                        if st.rider {
+                            any_move = true;
+                            continue;
+                        }
+                        if st.initial_only {
+                            if rel_rank == 1 && st.can_move && !st.can_capture {
+                                self.double_to[idx(c, k, s)] = t;
+                                self.double_step_kinds |= 1 << ki;
+                            }
+                            continue;
+                        }
+                        any_move = true;
+                        if st.can_capture {
+                            self.leap_attacks[idx(c, k, s)] |= 1 << t;
+                            self.leaper_kinds |= 1 << ki;
+                            if st.can_move {
+                                self.leap_both[idx(c, k, s)] |= 1 << t;
+                            } else {
+                                self.leap_capture[idx(c, k, s)] |= 1 << t;
+                            }
+                        } else {
+                            self.leap_quiet[idx(c, k, s)] |= 1 << t;
+                        }
+                    }
+                    if !any_move {
+                        self.immobile[ck(c, k)] |= 1 << s;
+                    }
+                }
+                for d in 0..8 {
+                    if self.kinds[ki].slides[c] & (1 << d) != 0 {
+                        self.slide_kinds[c as usize][d] |= 1 << ki;
+                    }
+                }
+                let mut drops = self.drop_zone[c];
+                if self.immobility_illegal {
+                    drops &= !self.immobile[ck(c, k)];
+                }
+                self.drop_targets[ck(c, k)] = drops;
+            }
+        }
+    }
+}
+
+fn castle_geo(rank: u8, w: u8) -> CastlingGeometry {
+    let s = |f: u8| rank * w + f;
+    CastlingGeometry {
+        king_from: s(4),
+        king_to: [s(6), s(2)],
+        rook_from: [s(w.saturating_sub(1)), s(0)],
+        rook_to: [s(5), s(3)],
+    }
+}
+
+fn parse_symbol(s: &str) -> Result<(char, bool), SpecError> {
+    let (promoted, rest) = match s.strip_prefix('+') {
+        Some(r) => (true, r),
+        None => (false, s),
+    };
+    let mut it = rest.chars();
+    match (it.next(), it.next()) {
+        (Some(c), None) if c.is_ascii_alphabetic() => Ok((c.to_ascii_uppercase(), promoted)),
+        _ => Err(SpecError::BadLetter(s.to_string())),
+    }
+}

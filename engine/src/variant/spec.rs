@@ -1,0 +1,121 @@
+//! The variant spec as written in a TOML file (serde, unknown keys rejected).
+
+use super::SpecError;
+use serde::Deserialize;
+
+/// One variant, as a user writes it. See `engine/variants/*.toml` for examples.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantSpec {
+    pub name: String,
+    pub width: u8,
+    pub height: u8,
+    pub start_fen: String,
+    /// Letters of the hand pieces in the order FEN output lists them (FSF's order).
+    #[serde(default)]
+    pub hand_order: String,
+    /// Captured pieces go to the capturer's hand, demoted.
+    #[serde(default)]
+    pub captures_to_hand: bool,
+    /// Chess castling for sides whose FEN rights allow it.
+    #[serde(default)]
+    pub castling: bool,
+    /// En passant captures after a double step (an en-passant capture never promotes).
+    #[serde(default)]
+    pub en_passant: bool,
+    /// Promotion is taken whenever possible (else optional unless the piece would be immobile).
+    #[serde(default)]
+    pub mandatory_promotion: bool,
+    /// Pieces may not be dropped or moved (unpromoted) where they could never move again.
+    #[serde(default = "yes")]
+    pub immobility_illegal: bool,
+    /// "loss" (the stalemated side loses) or "draw".
+    #[serde(default = "loss")]
+    pub stalemate: String,
+    /// The n-move rule in moves (50 = 100 plies); 0 = none.
+    #[serde(default)]
+    pub move_rule: u16,
+    /// The side that checked with every move of a repetition cycle loses.
+    #[serde(default)]
+    pub perpetual_check_loses: bool,
+    pub repetition: RepetitionSpec,
+    pub zones: ZoneSpec,
+    #[serde(rename = "piece")]
+    pub pieces: Vec<PieceSpec>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepetitionSpec {
+    /// The occurrence that ends the game (3 or 4).
+    pub count: u8,
+    /// "draw" or "white_loses".
+    pub verdict: String,
+}
+
+/// Rank lists are 1-based, as on the board.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ZoneSpec {
+    #[serde(default)]
+    pub promotion_white: Vec<u8>,
+    #[serde(default)]
+    pub promotion_black: Vec<u8>,
+    #[serde(default)]
+    pub drop_white: Vec<u8>,
+    #[serde(default)]
+    pub drop_black: Vec<u8>,
+    /// Campmate: a royal king arriving here wins at once.
+    #[serde(default)]
+    pub flag_white: Vec<u8>,
+    #[serde(default)]
+    pub flag_black: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PieceSpec {
+    /// `P`, or `+P` for the promoted form of `P`.
+    pub letter: String,
+    pub name: String,
+    /// Movement in Betza notation (W F N K R B Q D A atoms; f b l r v s m c i n modifiers).
+    pub betza: String,
+    #[serde(default)]
+    pub royal: bool,
+    /// Chess pawn: its moves reset the move-rule counter; it may capture en passant.
+    #[serde(default)]
+    pub pawn: bool,
+    /// Letter of the promoted kind (`+P`).
+    #[serde(default)]
+    pub promotes_to: Option<String>,
+    /// No drop on a file holding an own unpromoted piece of this kind (nifu).
+    #[serde(default)]
+    pub nifu: bool,
+    /// A drop of this kind that checkmates loses for the dropper (shogi pawn-drop mate).
+    #[serde(default)]
+    pub drop_mate_loses: bool,
+    /// Rook for castling.
+    #[serde(default)]
+    pub castling_rook: bool,
+    /// Material value on the board (centipawns), for the hand-crafted evaluation.
+    #[serde(default)]
+    pub value: Option<i32>,
+    /// Material value in hand (centipawns).
+    #[serde(default)]
+    pub hand_value: Option<i32>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn loss() -> String {
+    "loss".to_string()
+}
+
+impl VariantSpec {
+    /// Parses TOML text; unknown keys and wrong types are errors naming the key.
+    pub fn parse(text: &str) -> Result<VariantSpec, SpecError> {
+        toml::from_str(text).map_err(|e| SpecError::Syntax(e.to_string().trim().replace('\n', " ")))
+    }
+}

@@ -1,0 +1,1 @@
+//! Self-play (placeholder until the selfplay crate lands).

@@ -1,0 +1,1 @@
+//! NNUE trainer (placeholder until the trainer crate lands).
