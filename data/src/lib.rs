@@ -1,1 +1,46 @@
-//! Record formats (placeholder until the data crate lands).
+//! kage data files: a versioned, chunked, checksummed binary container for
+//! self-play games and training positions.
+//!
+//! # File layout
+//!
+//! A file is a header ([`header`] module documentation: magic `KAGEDATA`,
+//! format version, record kind, variant, generator config and its hash, git
+//! revision, created-by) followed by chunks ([`chunk`] module documentation:
+//! magic, payload length, record count, CRC-32, payload of bincode-encoded
+//! records) and one end marker. Files are written under `<name>.tmp` and
+//! renamed when complete ([`Writer`]); self-play writes one complete file per
+//! batch ([`PartDir`]) or resumes a `.tmp` file ([`Writer::resume`]).
+//!
+//! # Reading
+//!
+//! [`Reader`] streams records one chunk at a time. A damaged chunk (bad magic,
+//! length or checksum) is reported as a [`Damage`] (file and byte offset) and
+//! skipped; the reader resynchronises on the next chunk magic. Truncated
+//! files, foreign files, newer format versions and files of another kind or
+//! variant are [`DataError`]s.
+
+pub mod chunk;
+pub mod compact;
+mod convert;
+mod error;
+mod framer;
+pub mod game;
+pub mod header;
+pub mod parts;
+pub mod position;
+mod reader;
+mod record;
+pub mod synth;
+mod writer;
+
+pub use compact::{CompactError, CompactPosition, MAX_PIECES, PositionParts};
+pub use convert::{position_flags, variant_by_name};
+pub use error::{DataError, Result};
+pub use framer::Damage;
+pub use game::{GameRecord, GameResult, Termination};
+pub use header::{FORMAT_VERSION, FileHeader, RecordKind, config_hash};
+pub use parts::{PartDir, part_path};
+pub use position::{Outcome, PositionFlags, PositionRecord};
+pub use reader::{Reader, read_all};
+pub use record::{BINCODE_CONFIG, Record};
+pub use writer::{WriteSummary, Writer, tmp_path};

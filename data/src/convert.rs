@@ -1,0 +1,227 @@
+//! Conversions between the engine's positions and the compact records.
+//!
+//! Decoding goes through the engine's own FEN parser
+//! ([`kage_engine::Position::from_fen`]), so a decoded position is validated
+//! exactly like any other input (one king each, side not to move not in
+//! check, pieces allowed in hand, ...). This is the one function to swap if
+//! the engine grows a direct constructor.
+
+use kage_engine::{Color, Move, MoveKind, Piece, Position, Square, Variant, VariantId};
+
+use crate::compact::{CompactError, CompactPosition, NO_PIECE, PositionParts};
+use crate::position::{Outcome, PositionFlags, PositionRecord};
+
+/// The built-in variant called `name`, or an error naming the known ones.
+pub fn variant_by_name(name: &str) -> Result<&'static Variant, CompactError> {
+    VariantId::from_name(name).map(Variant::builtin).ok_or_else(|| CompactError::Invalid {
+        variant: name.to_owned(),
+        reason: format!(
+            "unknown variant (known: {})",
+            VariantId::ALL.map(VariantId::name).join(", ")
+        ),
+    })
+}
+
+impl CompactPosition {
+    /// Packs an engine position.
+    pub fn from_position(pos: &Position) -> Result<Self, CompactError> {
+        let v = pos.variant();
+        let occupancy = pos.occupied();
+        let mut board = Vec::with_capacity(occupancy.count_ones() as usize);
+        let mut bb = occupancy;
+        while bb != 0 {
+            let sq = bb.trailing_zeros() as u8;
+            bb &= bb - 1;
+            let p = pos.piece_on(sq).ok_or_else(|| invalid(v, "occupied square without piece"))?;
+            board.push(p.code());
+        }
+        let mut hand = Vec::new();
+        for c in Color::ALL {
+            for &k in &v.hand_kinds {
+                let n = pos.hand(c, k);
+                if n > 0 {
+                    hand.push((Piece { color: c, kind: k }.code(), n));
+                }
+            }
+        }
+        CompactPosition::from_parts(&PositionParts {
+            occupancy,
+            board,
+            hand,
+            stm: pos.side_to_move() as u8,
+            castling: pos.castling_rights(),
+            ep: pos.ep_square().unwrap_or(NO_PIECE),
+            halfmove: pos.halfmove_clock(),
+            fullmove: pos.fullmove_number(),
+        })
+    }
+
+    /// The position as FEN in the engine's notation (identical to
+    /// `Position::to_fen` of the packed position).
+    pub fn to_fen(&self, v: &'static Variant) -> Result<String, CompactError> {
+        let parts = self.to_parts()?;
+        if parts.occupancy & !v.board != 0 {
+            return Err(invalid(v, "pieces off the board"));
+        }
+        let mut squares = [NO_PIECE; 64];
+        let mut bb = parts.occupancy;
+        for &code in &parts.board {
+            let sq = bb.trailing_zeros() as usize;
+            bb &= bb - 1;
+            check_kind(v, code)?;
+            squares[sq] = code;
+        }
+        let mut hands = [[0u8; 64]; 2];
+        for &(code, n) in &parts.hand {
+            let p = check_kind(v, code)?;
+            if !v.hand_kinds.contains(&p.kind) {
+                return Err(invalid(v, "piece kind that cannot be in hand"));
+            }
+            hands[p.color as usize][p.kind.index()] = n;
+        }
+        let mut s = String::with_capacity(96);
+        for r in (0..v.height).rev() {
+            let mut empty = 0;
+            for f in 0..v.width {
+                let code = squares[(r * v.width + f) as usize];
+                let Some(p) = Piece::from_code(code) else {
+                    empty += 1;
+                    continue;
+                };
+                if empty > 0 {
+                    s.push_str(&empty.to_string());
+                    empty = 0;
+                }
+                let info = v.kind(p.kind);
+                if info.promoted {
+                    s.push('+');
+                }
+                s.push(letter(info.letter, p.color));
+            }
+            if empty > 0 {
+                s.push_str(&empty.to_string());
+            }
+            if r > 0 {
+                s.push('/');
+            }
+        }
+        s.push('[');
+        for c in Color::ALL {
+            for &k in &v.hand_kinds {
+                for _ in 0..hands[c as usize][k.index()] {
+                    s.push(letter(v.kind(k).letter, c));
+                }
+            }
+        }
+        s.push(']');
+        s.push_str(if parts.stm == 0 { " w " } else { " b " });
+        if parts.castling == 0 {
+            s.push('-');
+        } else {
+            for (bit, ch) in [(1, 'K'), (2, 'Q'), (4, 'k'), (8, 'q')] {
+                if parts.castling & bit != 0 {
+                    s.push(ch);
+                }
+            }
+            if parts.castling & !15 != 0 {
+                return Err(invalid(v, "undefined castling bits"));
+            }
+        }
+        s.push(' ');
+        if parts.ep == NO_PIECE {
+            s.push('-');
+        } else if parts.ep < v.num_squares {
+            s.push_str(&Square(parts.ep).name(v.width));
+        } else {
+            return Err(invalid(v, "en-passant square off the board"));
+        }
+        s.push_str(&format!(" {} {}", parts.halfmove, parts.fullmove));
+        Ok(s)
+    }
+
+    /// Unpacks into an engine position of variant `v`, validated by the
+    /// engine's FEN parser.
+    pub fn to_position(&self, v: &'static Variant) -> Result<Position, CompactError> {
+        let fen = self.to_fen(v)?;
+        Position::from_fen(v, &fen).map_err(|e| invalid(v, &format!("{e} (FEN {fen})")))
+    }
+}
+
+fn check_kind(v: &Variant, code: u8) -> Result<Piece, CompactError> {
+    match Piece::from_code(code) {
+        Some(p) if p.kind.index() < v.num_kinds() => Ok(p),
+        _ => Err(CompactError::BadPiece(code)),
+    }
+}
+
+fn letter(l: char, c: Color) -> char {
+    if c == Color::White { l } else { l.to_ascii_lowercase() }
+}
+
+fn invalid(v: &Variant, reason: &str) -> CompactError {
+    CompactError::Invalid { variant: v.name.clone(), reason: reason.to_owned() }
+}
+
+/// Flags of `pos` and the move played from it (`played`), with the search's
+/// best move (`best`) deciding [`PositionFlags::BEST_NOISY`].
+pub fn position_flags(pos: &Position, played: Option<Move>, best: Option<Move>) -> PositionFlags {
+    let mut f = PositionFlags::default();
+    f.set(PositionFlags::IN_CHECK, pos.in_check());
+    if let Some(m) = played.filter(|m| !m.is_null()) {
+        f.set(PositionFlags::CAPTURE, pos.captured(m).is_some());
+        f.set(PositionFlags::PROMOTION, m.kind() == MoveKind::Promotion);
+        f.set(PositionFlags::DROP, m.kind() == MoveKind::Drop);
+    }
+    if let Some(b) = best.filter(|m| !m.is_null()) {
+        f.set(PositionFlags::BEST_NOISY, pos.captured(b).is_some() || b.is_promotion());
+    }
+    f
+}
+
+impl PositionRecord {
+    /// A training record of `pos`: `score` from the side to move, `winner`
+    /// of the game (`None` for a draw), the move `played` from `pos` and the
+    /// search's `best` move (for the noisy flag).
+    pub fn from_position(
+        pos: &Position,
+        score: i16,
+        winner: Option<Color>,
+        ply: u16,
+        played: Option<Move>,
+        best: Option<Move>,
+    ) -> Result<Self, CompactError> {
+        let result = match winner {
+            None => Outcome::Draw,
+            Some(c) if c == pos.side_to_move() => Outcome::Win,
+            Some(_) => Outcome::Loss,
+        };
+        Ok(PositionRecord {
+            pos: CompactPosition::from_position(pos)?,
+            score,
+            result,
+            ply,
+            mv: played.map_or(0, |m| m.0),
+            flags: position_flags(pos, played, best),
+        })
+    }
+
+    /// Side to move of the position.
+    pub fn side_to_move(&self) -> Color {
+        if self.pos.stm() == 0 { Color::White } else { Color::Black }
+    }
+
+    /// Score from White's point of view.
+    pub fn white_score(&self) -> i16 {
+        if self.pos.stm() == 0 { self.score } else { self.score.saturating_neg() }
+    }
+
+    /// Result from White's point of view.
+    pub fn white_result(&self) -> Outcome {
+        if self.pos.stm() == 0 { self.result } else { self.result.flip() }
+    }
+
+    /// The move played, if any.
+    pub fn played(&self) -> Option<Move> {
+        (self.mv != 0).then_some(Move(self.mv))
+    }
+}

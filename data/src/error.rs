@@ -1,0 +1,98 @@
+//! Typed errors of the container format.
+
+use std::path::PathBuf;
+
+use crate::header::RecordKind;
+
+/// Everything that can go wrong while reading or writing a kage data file.
+///
+/// Damaged chunks in the middle of a file are *not* errors: the reader reports
+/// them as [`crate::Damage`] and carries on with the next intact chunk.
+#[derive(Debug, thiserror::Error)]
+pub enum DataError {
+    /// An operating-system I/O failure.
+    #[error("{}: {op}: {source}", path.display())]
+    Io {
+        /// File concerned.
+        path: PathBuf,
+        /// What was being done.
+        op: &'static str,
+        /// Underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The first eight bytes are not `KAGEDATA`.
+    #[error("{}: not a kage data file (magic {found:02x?}, expected \"KAGEDATA\")", path.display())]
+    BadMagic {
+        /// File concerned.
+        path: PathBuf,
+        /// The bytes found instead.
+        found: Vec<u8>,
+    },
+    /// The file was written by a newer kage with a format this build cannot read.
+    #[error(
+        "{}: format version {found} is newer than the newest this build reads ({supported}); upgrade kage",
+        path.display()
+    )]
+    NewerVersion {
+        /// File concerned.
+        path: PathBuf,
+        /// Version stored in the file.
+        found: u16,
+        /// Newest version this build reads.
+        supported: u16,
+    },
+    /// The file ends before its end marker (or inside the header).
+    #[error("{}: truncated at byte {offset}: {what}", path.display())]
+    Truncated {
+        /// File concerned.
+        path: PathBuf,
+        /// Byte offset where data ran out or where the last intact data ends.
+        offset: u64,
+        /// What was missing.
+        what: &'static str,
+    },
+    /// The header is present but unreadable.
+    #[error("{}: corrupt header: {reason}", path.display())]
+    BadHeader {
+        /// File concerned.
+        path: PathBuf,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// The file holds another kind of record than the one asked for.
+    #[error("{}: file holds {found} records, expected {expected} records", path.display())]
+    WrongKind {
+        /// File concerned.
+        path: PathBuf,
+        /// Kind stored in the file.
+        found: RecordKind,
+        /// Kind the caller asked for.
+        expected: RecordKind,
+    },
+    /// The file belongs to another variant than the one asked for.
+    #[error("{}: file is for variant {found:?}, expected variant {expected:?}", path.display())]
+    WrongVariant {
+        /// File concerned.
+        path: PathBuf,
+        /// Variant stored in the file.
+        found: String,
+        /// Variant the caller asked for.
+        expected: String,
+    },
+    /// A header field is invalid (writer side).
+    #[error("invalid header: {0}")]
+    InvalidHeader(String),
+    /// A record could not be encoded or is too large for a chunk.
+    #[error("cannot encode record: {0}")]
+    Encode(String),
+}
+
+impl DataError {
+    pub(crate) fn io(path: &std::path::Path, op: &'static str, source: std::io::Error) -> Self {
+        DataError::Io { path: path.to_path_buf(), op, source }
+    }
+}
+
+/// Result alias of this crate.
+pub type Result<T, E = DataError> = std::result::Result<T, E>;

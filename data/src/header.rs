@@ -1,0 +1,298 @@
+//! The file header: magic, format version and the descriptive fields.
+//!
+//! On-disk layout (all integers little endian):
+//!
+//! ```text
+//! offset size
+//! 0      8     magic "KAGEDATA"
+//! 8      2     format version (u16)
+//! 10     4     header body length N (u32, at most MAX_HEADER_BODY)
+//! 14     4     CRC-32 of the header body
+//! 18     N     header body:
+//!                u8   record kind (1 = game, 2 = training position)
+//!                u64  generator config hash (FNV-1a 64 of the config text)
+//!                str  variant name
+//!                str  generator config (TOML or JSON text)
+//!                str  kage git revision
+//!                str  created-by
+//!              where str = u32 byte length + UTF-8 bytes
+//! ```
+//!
+//! The version comes before the body so that a reader can refuse a newer file
+//! without having to understand the rest of its header.
+
+use std::fmt;
+use std::io::{Read, Write};
+use std::path::Path;
+
+use crate::error::{DataError, Result};
+
+/// File magic.
+pub const FILE_MAGIC: [u8; 8] = *b"KAGEDATA";
+/// Current (and newest readable) format version.
+pub const FORMAT_VERSION: u16 = 1;
+/// Upper bound of the header body, to reject garbage lengths.
+pub const MAX_HEADER_BODY: u32 = 16 << 20;
+/// Size of the fixed header prefix (magic, version, body length, CRC).
+pub const HEADER_PREFIX_LEN: usize = 18;
+
+/// The kind of records a file holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RecordKind {
+    /// [`crate::GameRecord`]s.
+    Game = 1,
+    /// [`crate::PositionRecord`]s (training positions).
+    Position = 2,
+}
+
+impl RecordKind {
+    fn from_u8(v: u8) -> Option<Self> {
+        match v {
+            1 => Some(RecordKind::Game),
+            2 => Some(RecordKind::Position),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for RecordKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            RecordKind::Game => "game",
+            RecordKind::Position => "training-position",
+        })
+    }
+}
+
+/// FNV-1a 64-bit hash of a generator config text. Stable across builds and
+/// platforms, so files from different shards can be compared.
+pub fn config_hash(config: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in config.as_bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// Descriptive header of a kage data file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileHeader {
+    kind: RecordKind,
+    variant: String,
+    config: String,
+    config_hash: u64,
+    git_revision: String,
+    created_by: String,
+}
+
+const MAX_FIELD: usize = 4 << 20;
+
+impl FileHeader {
+    /// Builds a validated header; the config hash is computed from `config`.
+    ///
+    /// `variant` must be a non-empty name of ASCII letters, digits, `-` or `_`.
+    pub fn new(
+        kind: RecordKind,
+        variant: &str,
+        config: &str,
+        git_revision: &str,
+        created_by: &str,
+    ) -> Result<Self> {
+        if variant.is_empty()
+            || variant.len() > 64
+            || !variant.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        {
+            return Err(DataError::InvalidHeader(format!("bad variant name {variant:?}")));
+        }
+        for (name, v) in
+            [("config", config), ("git revision", git_revision), ("created-by", created_by)]
+        {
+            if v.len() > MAX_FIELD {
+                return Err(DataError::InvalidHeader(format!("{name} longer than {MAX_FIELD}")));
+            }
+        }
+        Ok(FileHeader {
+            kind,
+            variant: variant.to_owned(),
+            config: config.to_owned(),
+            config_hash: config_hash(config),
+            git_revision: git_revision.to_owned(),
+            created_by: created_by.to_owned(),
+        })
+    }
+
+    /// Record kind.
+    pub fn kind(&self) -> RecordKind {
+        self.kind
+    }
+    /// Variant name, e.g. `"minishogi"`.
+    pub fn variant(&self) -> &str {
+        &self.variant
+    }
+    /// Generator config text.
+    pub fn config(&self) -> &str {
+        &self.config
+    }
+    /// Hash of the generator config ([`config_hash`]).
+    pub fn config_hash(&self) -> u64 {
+        self.config_hash
+    }
+    /// kage git revision that wrote the file.
+    pub fn git_revision(&self) -> &str {
+        &self.git_revision
+    }
+    /// Free-form producer description (tool and version, host, ...).
+    pub fn created_by(&self) -> &str {
+        &self.created_by
+    }
+
+    /// A copy with another record kind (e.g. positions extracted from games).
+    pub fn with_kind(&self, kind: RecordKind) -> Self {
+        FileHeader { kind, ..self.clone() }
+    }
+
+    /// Serialised header, prefix included.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut body = Vec::with_capacity(64 + self.config.len());
+        body.push(self.kind as u8);
+        body.extend_from_slice(&self.config_hash.to_le_bytes());
+        for s in [&self.variant, &self.config, &self.git_revision, &self.created_by] {
+            body.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            body.extend_from_slice(s.as_bytes());
+        }
+        let mut out = Vec::with_capacity(HEADER_PREFIX_LEN + body.len());
+        out.extend_from_slice(&FILE_MAGIC);
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+        out.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
+        out.extend_from_slice(&body);
+        out
+    }
+
+    /// Writes the serialised header.
+    pub fn write_to(&self, w: &mut impl Write, path: &Path) -> Result<()> {
+        w.write_all(&self.to_bytes()).map_err(|e| DataError::io(path, "write header", e))
+    }
+
+    /// Reads and validates a header; returns it and its total length in bytes.
+    pub fn read_from(r: &mut impl Read, path: &Path) -> Result<(Self, u64)> {
+        let mut prefix = [0u8; HEADER_PREFIX_LEN];
+        let got = read_full(r, &mut prefix, path)?;
+        if got < FILE_MAGIC.len() {
+            if got > 0 && FILE_MAGIC.starts_with(&prefix[..got]) {
+                return Err(truncated(path, got as u64, "file ends inside the header"));
+            }
+            return Err(DataError::BadMagic {
+                path: path.to_path_buf(),
+                found: prefix[..got].to_vec(),
+            });
+        }
+        if prefix[..8] != FILE_MAGIC {
+            return Err(DataError::BadMagic {
+                path: path.to_path_buf(),
+                found: prefix[..8].to_vec(),
+            });
+        }
+        if got < 10 {
+            return Err(truncated(path, got as u64, "file ends inside the header"));
+        }
+        let version = u16::from_le_bytes([prefix[8], prefix[9]]);
+        if version > FORMAT_VERSION {
+            return Err(DataError::NewerVersion {
+                path: path.to_path_buf(),
+                found: version,
+                supported: FORMAT_VERSION,
+            });
+        }
+        if version == 0 {
+            return Err(bad(path, "format version 0".into()));
+        }
+        if got < HEADER_PREFIX_LEN {
+            return Err(truncated(path, got as u64, "file ends inside the header"));
+        }
+        let len = u32::from_le_bytes([prefix[10], prefix[11], prefix[12], prefix[13]]);
+        let crc = u32::from_le_bytes([prefix[14], prefix[15], prefix[16], prefix[17]]);
+        if len > MAX_HEADER_BODY {
+            return Err(bad(path, format!("header body length {len} is implausible")));
+        }
+        let mut body = vec![0u8; len as usize];
+        let got = read_full(r, &mut body, path)?;
+        if got < body.len() {
+            return Err(truncated(
+                path,
+                (HEADER_PREFIX_LEN + got) as u64,
+                "file ends inside the header",
+            ));
+        }
+        if crc32fast::hash(&body) != crc {
+            return Err(bad(path, "header checksum mismatch".into()));
+        }
+        let header = parse_body(&body).map_err(|reason| bad(path, reason))?;
+        Ok((header, (HEADER_PREFIX_LEN + body.len()) as u64))
+    }
+
+    /// Reads only the header of the file at `path`.
+    pub fn read_file(path: &Path) -> Result<Self> {
+        let mut f = std::fs::File::open(path).map_err(|e| DataError::io(path, "open", e))?;
+        Ok(Self::read_from(&mut f, path)?.0)
+    }
+}
+
+fn parse_body(body: &[u8]) -> std::result::Result<FileHeader, String> {
+    let mut cur = body;
+    let kind_byte = take(&mut cur, 1)?[0];
+    let kind = RecordKind::from_u8(kind_byte).ok_or(format!("unknown record kind {kind_byte}"))?;
+    let hash_bytes: [u8; 8] = take(&mut cur, 8)?.try_into().map_err(|_| "short hash")?;
+    let stored_hash = u64::from_le_bytes(hash_bytes);
+    let mut strings = Vec::with_capacity(4);
+    for _ in 0..4 {
+        let len_bytes: [u8; 4] = take(&mut cur, 4)?.try_into().map_err(|_| "short length")?;
+        let len = u32::from_le_bytes(len_bytes) as usize;
+        let s =
+            std::str::from_utf8(take(&mut cur, len)?).map_err(|_| "header string is not UTF-8")?;
+        strings.push(s.to_owned());
+    }
+    if !cur.is_empty() {
+        return Err(format!("{} unexpected bytes at the end of the header", cur.len()));
+    }
+    let [variant, config, git_revision, created_by] =
+        <[String; 4]>::try_from(strings).map_err(|_| "header strings")?;
+    let h = FileHeader::new(kind, &variant, &config, &git_revision, &created_by)
+        .map_err(|e| e.to_string())?;
+    if h.config_hash != stored_hash {
+        return Err("stored config hash does not match the config text".into());
+    }
+    Ok(h)
+}
+
+fn take<'a>(cur: &mut &'a [u8], n: usize) -> std::result::Result<&'a [u8], String> {
+    if cur.len() < n {
+        return Err("header body too short".into());
+    }
+    let (a, b) = cur.split_at(n);
+    *cur = b;
+    Ok(a)
+}
+
+fn bad(path: &Path, reason: String) -> DataError {
+    DataError::BadHeader { path: path.to_path_buf(), reason }
+}
+
+fn truncated(path: &Path, offset: u64, what: &'static str) -> DataError {
+    DataError::Truncated { path: path.to_path_buf(), offset, what }
+}
+
+/// Reads until `buf` is full or EOF; returns the number of bytes read.
+pub(crate) fn read_full(r: &mut impl Read, buf: &mut [u8], path: &Path) -> Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(DataError::io(path, "read", e)),
+        }
+    }
+    Ok(n)
+}
