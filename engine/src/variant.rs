@@ -89,7 +89,9 @@ impl Variant {
     /// Parses and compiles spec text (leaked: variants live as long as the program).
     pub fn from_spec_text(text: &str) -> Result<&'static Variant, SpecError> {
         let spec = VariantSpec::parse(text)?;
-        let v = Variant::compile(&spec)?;
-        Ok(Box::leak(Box::new(v)))
+        let v: &'static Variant = Box::leak(Box::new(Variant::compile(&spec)?));
+        crate::Position::from_fen(v, &v.start_fen)
+            .map_err(|e| SpecError::StartFen(e.to_string()))?;
+        Ok(v)
     }
 }

@@ -77,6 +77,9 @@ pub struct Variant {
     pub kinds: Vec<KindInfo>,
     /// Kinds that can be held in hand, in FEN output order.
     pub hand_kinds: Vec<PieceKind>,
+    /// Per entry of `hand_kinds`: how many of that kind the start position holds in all
+    /// (board and hands, both colors), at least 1: the most one hand can usually hold.
+    pub hand_max: Vec<u8>,
     pub king: PieceKind,
     pub start_fen: String,
     pub captures_to_hand: bool,
@@ -437,6 +440,10 @@ impl Variant {
             num_squares: n,
             board,
             kinds,
+            hand_max: hand_kinds
+                .iter()
+                .map(|&k| count_letter(&spec.start_fen, symbols[k.index()].0))
+                .collect(),
             hand_kinds,
             king,
             start_fen: spec.start_fen.clone(),
@@ -601,6 +608,13 @@ fn castle_geo(rank: u8, w: u8) -> CastlingGeometry {
         rook_from: [s(w.saturating_sub(1)), s(0)],
         rook_to: [s(5), s(3)],
     }
+}
+
+/// Pieces of `letter` (either color, promoted or not) in a FEN's placement field, at least 1.
+fn count_letter(fen: &str, letter: char) -> u8 {
+    let placement = fen.split_whitespace().next().unwrap_or("");
+    let n = placement.chars().filter(|c| c.to_ascii_uppercase() == letter).count();
+    n.clamp(1, 32) as u8
 }
 
 fn parse_symbol(s: &str) -> Result<(char, bool), SpecError> {
