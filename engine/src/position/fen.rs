@@ -156,10 +156,10 @@ impl Position {
                 if let Some(d) = ch.to_digit(10) {
                     let mut n = d as usize;
                     while let Some(d2) = chars.peek().and_then(|c| c.to_digit(10)) {
-                        n = n * 10 + d2 as usize;
+                        n = n.saturating_mul(10).saturating_add(d2 as usize);
                         chars.next();
                     }
-                    file += n;
+                    file = file.saturating_add(n);
                     continue;
                 }
                 let (promoted, letter) = if ch == '+' {
