@@ -138,7 +138,7 @@ impl std::fmt::Display for Termination {
 /// to be replayed from `start_fen`. `scores[i]`, when present, is the search
 /// score (centipawns, from the side to move) of the position before
 /// `moves[i]`; `scores` is either empty or as long as `moves`.
-#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Encode, Decode)]
 pub struct GameRecord {
     /// Variant name (same as the file header's).
     pub variant: String,

@@ -1,1 +1,132 @@
-fn main() {}
+//! `kage-data`: inspect, check, shuffle, merge and export kage data files.
+
+mod bench;
+mod common;
+mod export;
+mod merge;
+mod shuffle;
+mod stats;
+mod validate;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+#[derive(Parser)]
+#[command(
+    name = "kage-data",
+    version,
+    about = "Inspect, check, shuffle, merge and export kage data files"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+/// Point of view of scores and results in text export.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Perspective {
+    /// White's point of view (score in cp for White, result 1.0/0.5/0.0 for White).
+    White,
+    /// The side to move's point of view.
+    Stm,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Counts, result and score histograms per variant.
+    Stats {
+        /// Data files (games or training positions).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Checks that every record decodes, is legal and round-trips through FEN.
+    Validate {
+        /// Data files (games or training positions).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Errors to print per file before only counting.
+        #[arg(long, default_value_t = 10)]
+        max_errors: usize,
+    },
+    /// Shuffles records of compatible files into one file (seeded, bounded memory).
+    Shuffle {
+        /// Output file.
+        #[arg(long)]
+        out: PathBuf,
+        /// Random seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Memory budget for one bucket, in MiB; more input means more buckets.
+        #[arg(long, default_value_t = 1024)]
+        memory_mb: u64,
+        /// Input files (same kind, variant and config).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Joins shard outputs; refuses mismatched configs or duplicates.
+    Merge {
+        /// Output file.
+        #[arg(long)]
+        out: PathBuf,
+        /// Input files (same kind, variant and config).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Exports records as text (`FEN | score | result`) or games as PGN.
+    Export {
+        /// One line per position: `FEN | score | result`.
+        #[arg(long, conflicts_with = "pgn", required_unless_present = "pgn")]
+        text: bool,
+        /// Games as PGN (Variant, FEN and SetUp tags; UCI moves).
+        #[arg(long)]
+        pgn: bool,
+        /// Point of view of score and result in text export.
+        #[arg(long, value_enum, default_value_t = Perspective::White)]
+        perspective: Perspective,
+        /// Add per-ply search scores as PGN comments.
+        #[arg(long)]
+        scores: bool,
+        /// Output file (`-` for standard output).
+        #[arg(long)]
+        out: PathBuf,
+        /// Input files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Writes synthetic positions to a temporary file and times writing and reading.
+    Bench {
+        /// Number of positions.
+        #[arg(long, default_value_t = 10_000_000)]
+        positions: u64,
+        /// Directory for the temporary file (default: the system temp dir).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let res = match cli.cmd {
+        Cmd::Stats { files } => stats::run(&files),
+        Cmd::Validate { files, max_errors } => validate::run(&files, max_errors),
+        Cmd::Shuffle { out, seed, memory_mb, files } => shuffle::run(&out, &files, seed, memory_mb),
+        Cmd::Merge { out, files } => merge::run(&out, &files),
+        Cmd::Export { text, pgn: _, perspective, scores, out, files } => {
+            if text {
+                export::text(&out, &files, perspective)
+            } else {
+                export::pgn(&out, &files, scores)
+            }
+        }
+        Cmd::Bench { positions, dir } => bench::run(positions, dir),
+    };
+    match res {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("kage-data: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
