@@ -276,7 +276,7 @@ fn export_text_and_pgn() {
     let text = std::fs::read_to_string(&pgn).unwrap();
     assert_eq!(text.matches("[Variant \"shinobi\"]").count(), f.game_recs.len());
     assert_eq!(text.matches("[SetUp \"1\"]").count(), f.game_recs.len());
-    assert!(text.contains(&format!("[FEN \"{}\"]", kage_engine::Position::startpos(v).to_fen())));
+    assert!(text.contains(&format!("[FEN \"{}\"]", v.start_fen)));
     assert!(text.contains("\n1. "), "{text}");
     let g0 = &f.game_recs[0];
     assert!(text.contains(&format!("[Result \"{}\"]", g0.result.pgn())));

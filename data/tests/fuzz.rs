@@ -36,6 +36,50 @@ fn make_valid_file() -> Vec<u8> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
+    /// Arbitrary record bytes either fail to decode or decode to a position
+    /// that the engine accepts or rejects with an error, in every variant.
+    #[test]
+    fn arbitrary_compact_positions_never_panic(bytes in proptest::collection::vec(any::<u8>(), 63)) {
+        if let Ok((rec, _)) = bincode::decode_from_slice::<PositionRecord, _>(&bytes, kage_data::BINCODE_CONFIG) {
+            for id in kage_engine::VariantId::ALL {
+                let v = kage_engine::Variant::builtin(id);
+                if let Ok(pos) = rec.pos.to_position(v) {
+                    let back = kage_data::CompactPosition::from_position(&pos).unwrap();
+                    prop_assert_eq!(back.to_position(v).unwrap(), pos);
+                }
+            }
+        }
+    }
+
+    /// Plausible boards (a few real piece codes on random squares, two kings).
+    #[test]
+    fn random_boards_never_panic(squares in proptest::collection::vec((0u8..64, 0u8..12, any::<bool>()), 0..40), stm in 0u8..2) {
+        for id in kage_engine::VariantId::ALL {
+            let v = kage_engine::Variant::builtin(id);
+            let mut board = std::collections::BTreeMap::new();
+            for &(sq, kind, black) in &squares {
+                if sq < v.num_squares && (kind as usize) < v.num_kinds() {
+                    board.insert(sq, (u8::from(black) << 5) | kind);
+                }
+            }
+            let occupancy = board.keys().fold(0u64, |o, &s| o | (1 << s));
+            let parts = kage_data::PositionParts {
+                occupancy,
+                board: board.values().copied().collect(),
+                hand: vec![],
+                stm,
+                castling: 0,
+                ep: kage_data::compact::NO_PIECE,
+                halfmove: 0,
+                fullmove: 1,
+            };
+            let c = kage_data::CompactPosition::from_parts(&parts).unwrap();
+            if let Ok(pos) = c.to_position(v) {
+                prop_assert_eq!(kage_data::CompactPosition::from_position(&pos).unwrap(), c);
+            }
+        }
+    }
+
     #[test]
     fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..2000)) {
         let d = tempfile::tempdir().unwrap();

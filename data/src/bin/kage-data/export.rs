@@ -186,7 +186,7 @@ pub fn game_pgn(v: &'static Variant, g: &GameRecord, with_scores: bool) -> Resul
         ("Black", "kage".to_owned()),
         ("Result", g.result.pgn().to_owned()),
         ("Variant", v.name.clone()),
-        ("FEN", pos.to_fen()),
+        ("FEN", g.start_fen.trim().to_owned()),
         ("SetUp", "1".to_owned()),
         ("Termination", pgn_termination(g.termination).to_owned()),
         ("PlyCount", g.moves.len().to_string()),
