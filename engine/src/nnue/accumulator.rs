@@ -1,0 +1,56 @@
+//! Feature-transformer accumulator with incremental updates for search.
+
+use super::network::Network;
+
+/// One perspective's accumulator: `ft_bias + sum of active FT rows`, kept in i32 so that
+/// incremental updates are exact and order-independent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Accumulator {
+    values: Vec<i32>,
+}
+
+impl Accumulator {
+    /// An accumulator holding only the FT bias (no active features).
+    pub fn new(net: &Network) -> Accumulator {
+        Accumulator { values: net.ft_bias().iter().map(|&b| i32::from(b)).collect() }
+    }
+
+    /// Recomputes from scratch for the given active features.
+    ///
+    /// # Panics
+    /// Panics if a feature index is out of range or the network width differs.
+    pub fn refresh(&mut self, net: &Network, features: &[u32]) {
+        assert_eq!(self.values.len(), net.ft_size(), "accumulator width does not match network");
+        for (v, &b) in self.values.iter_mut().zip(net.ft_bias()) {
+            *v = i32::from(b);
+        }
+        for &f in features {
+            self.add_feature(net, f);
+        }
+    }
+
+    /// Adds one feature's FT row.
+    ///
+    /// # Panics
+    /// Panics if `feature` is out of range.
+    pub fn add_feature(&mut self, net: &Network, feature: u32) {
+        for (v, &w) in self.values.iter_mut().zip(net.ft_row(feature)) {
+            *v += i32::from(w);
+        }
+    }
+
+    /// Removes one feature's FT row.
+    ///
+    /// # Panics
+    /// Panics if `feature` is out of range.
+    pub fn remove_feature(&mut self, net: &Network, feature: u32) {
+        for (v, &w) in self.values.iter_mut().zip(net.ft_row(feature)) {
+            *v -= i32::from(w);
+        }
+    }
+
+    /// Raw accumulator values (scale `QA`).
+    pub fn values(&self) -> &[i32] {
+        &self.values
+    }
+}
