@@ -317,3 +317,33 @@ fn part_dir_writes_complete_parts_and_cleans_tmp() {
     }
     assert_eq!(back, all);
 }
+
+#[test]
+fn undecodable_chunk_with_valid_checksum_is_skipped() {
+    let d = dir();
+    let p = d.path().join("undecodable.kdata");
+    let recs = positions(3000, 10);
+    write(&p, header(RecordKind::Position, "minishogi"), &recs, 4096);
+    let chunks = chunk_offsets(&p);
+    let mut bytes = std::fs::read(&p).unwrap();
+    let start = chunks[2].0 as usize;
+    let len = u32::from_le_bytes(bytes[start + 4..start + 8].try_into().unwrap());
+    let count = u32::from_le_bytes(bytes[start + 8..start + 12].try_into().unwrap());
+    // Result byte of the first record (after the 55-byte position and the i16 score).
+    bytes[start + 16 + 57] = 5;
+    let mut h = crc32fast::Hasher::new();
+    h.update(&len.to_le_bytes());
+    h.update(&count.to_le_bytes());
+    h.update(&bytes[start + 16..start + 16 + len as usize]);
+    bytes[start + 12..start + 16].copy_from_slice(&h.finalize().to_le_bytes());
+    // And junk after the end marker.
+    bytes.extend_from_slice(b"junk");
+    std::fs::write(&p, &bytes).unwrap();
+    let (back, damage, _) = damaged_read(&p);
+    assert_eq!(damage.len(), 2, "{damage:?}");
+    assert_eq!(damage[0].offset, chunks[2].0);
+    assert!(damage[0].reason.contains("do not decode"), "{}", damage[0].reason);
+    assert_eq!(damage[1].reason, "bytes after the end marker");
+    assert_eq!(damage[1].length, 4);
+    assert_eq!(back, without_chunks(&recs, &chunks[..chunks.len() - 1], &[2]));
+}
