@@ -2,6 +2,7 @@
 //! generation, game-end rules, perft, search and evaluation.
 
 pub mod game;
+pub mod nnue;
 pub mod perft;
 pub mod position;
 pub mod protocol;
