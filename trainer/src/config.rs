@@ -1,0 +1,280 @@
+//! Training configuration: defaults, TOML round trip and validation.
+
+use crate::synthetic::SyntheticConfig;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use thiserror::Error;
+
+/// Learning-rate schedule (applied per epoch).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum LrSchedule {
+    /// `lr` throughout.
+    Constant,
+    /// `lr * lr_gamma ^ floor(epoch / lr_step_epochs)`.
+    Step,
+    /// Cosine from `lr` down to `lr_min` over `epochs`.
+    Cosine,
+}
+
+/// Filters applied to positions at load time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FilterConfig {
+    /// Skip positions before this ply.
+    pub min_ply: u16,
+    /// Skip positions where the side to move is in check.
+    pub skip_in_check: bool,
+    /// Skip positions whose best move is a capture or a promotion.
+    pub skip_noisy: bool,
+    /// Skip positions with `|score| > max_abs_score`.
+    pub max_abs_score: i16,
+}
+
+impl Default for FilterConfig {
+    fn default() -> Self {
+        FilterConfig { min_ply: 8, skip_in_check: true, skip_noisy: true, max_abs_score: 3000 }
+    }
+}
+
+/// Every setting of a training run. Written resolved to `config.toml` in the run directory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainConfig {
+    /// Variant name.
+    pub variant: String,
+    /// Training data files (kage-data training-position files).
+    pub data: Vec<PathBuf>,
+    /// Optional separate validation files (otherwise a fraction of `data` is held out).
+    pub val_data: Vec<PathBuf>,
+    /// Train on synthetic data instead of files (tests, benchmarks).
+    pub synthetic: Option<SyntheticConfig>,
+    /// Feature-transformer width per perspective.
+    pub ft_size: usize,
+    /// Hidden head width.
+    pub head_size: usize,
+    /// Number of epochs (one epoch = one pass over the training data).
+    pub epochs: u32,
+    /// Positions per batch.
+    pub batch_size: usize,
+    /// Initial learning rate.
+    pub lr: f64,
+    /// Schedule.
+    pub lr_schedule: LrSchedule,
+    /// Final learning rate of the cosine schedule.
+    pub lr_min: f64,
+    /// Epochs per step of the step schedule.
+    pub lr_step_epochs: u32,
+    /// Factor per step of the step schedule.
+    pub lr_gamma: f64,
+    /// AdamW decoupled weight decay (weights only, not biases).
+    pub weight_decay: f64,
+    /// Adam beta1.
+    pub beta1: f64,
+    /// Adam beta2.
+    pub beta2: f64,
+    /// Adam epsilon.
+    pub eps: f64,
+    /// Weight of the search score in the target (1 = score only, 0 = result only).
+    pub lambda: f64,
+    /// Centipawns per logit: target uses `sigmoid(score / scale)`, the net predicts
+    /// `sigmoid(output / scale)` and the exported net evaluates `output` in centipawns.
+    pub scale: f64,
+    /// Seed for initialisation and shuffling.
+    pub seed: u64,
+    /// Shuffle buffer size in positions.
+    pub shuffle_buffer: usize,
+    /// Fraction of the data held out for validation when `val_data` is empty.
+    pub val_fraction: f64,
+    /// Most validation positions kept.
+    pub val_max: usize,
+    /// Load-time filters.
+    pub filter: FilterConfig,
+    /// Worker threads (0 = all cores).
+    pub threads: usize,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            variant: "minishogi".into(),
+            data: Vec::new(),
+            val_data: Vec::new(),
+            synthetic: None,
+            ft_size: 128,
+            head_size: 32,
+            epochs: 10,
+            batch_size: 4096,
+            lr: 1e-3,
+            lr_schedule: LrSchedule::Cosine,
+            lr_min: 1e-5,
+            lr_step_epochs: 4,
+            lr_gamma: 0.3,
+            weight_decay: 1e-5,
+            beta1: 0.9,
+            beta2: 0.999,
+            eps: 1e-8,
+            lambda: 0.75,
+            scale: 400.0,
+            seed: 1,
+            shuffle_buffer: 200_000,
+            val_fraction: 0.01,
+            val_max: 20_000,
+            filter: FilterConfig::default(),
+            threads: 0,
+        }
+    }
+}
+
+/// Invalid configuration.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    /// A setting is out of range.
+    #[error("invalid setting {field}: {reason}")]
+    Invalid {
+        /// Setting name.
+        field: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// TOML parse error.
+    #[error("parsing config TOML: {0}")]
+    Parse(#[from] toml::de::Error),
+    /// TOML write error.
+    #[error("writing config TOML: {0}")]
+    Write(#[from] toml::ser::Error),
+}
+
+fn invalid(field: &'static str, reason: impl Into<String>) -> ConfigError {
+    ConfigError::Invalid { field, reason: reason.into() }
+}
+
+impl TrainConfig {
+    /// Parses TOML (unknown keys rejected, missing keys default) and validates.
+    pub fn from_toml(text: &str) -> Result<TrainConfig, ConfigError> {
+        let cfg: TrainConfig = toml::from_str(text)?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Resolved TOML text.
+    pub fn to_toml(&self) -> Result<String, ConfigError> {
+        Ok(toml::to_string(self)?)
+    }
+
+    /// Checks every setting's range.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.variant.trim().is_empty() {
+            return Err(invalid("variant", "must not be empty"));
+        }
+        if self.data.is_empty() && self.synthetic.is_none() {
+            return Err(invalid("data", "give data files or a synthetic data set"));
+        }
+        if !(1..=4096).contains(&self.ft_size) {
+            return Err(invalid("ft_size", "must be in 1..=4096"));
+        }
+        if !(1..=1024).contains(&self.head_size) {
+            return Err(invalid("head_size", "must be in 1..=1024"));
+        }
+        if self.epochs == 0 {
+            return Err(invalid("epochs", "must be at least 1"));
+        }
+        if !(1..=1 << 20).contains(&self.batch_size) {
+            return Err(invalid("batch_size", "must be in 1..=1048576"));
+        }
+        let positive = [("lr", self.lr), ("scale", self.scale), ("eps", self.eps)];
+        for (field, v) in positive {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(invalid(field, format!("must be a positive number, got {v}")));
+            }
+        }
+        let unit = [
+            ("lambda", self.lambda),
+            ("beta1", self.beta1),
+            ("beta2", self.beta2),
+            ("val_fraction", self.val_fraction),
+            ("lr_gamma", self.lr_gamma),
+        ];
+        for (field, v) in unit {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(invalid(field, format!("must be in [0, 1], got {v}")));
+            }
+        }
+        if !(self.weight_decay.is_finite() && self.weight_decay >= 0.0) {
+            return Err(invalid("weight_decay", "must be >= 0"));
+        }
+        if !(self.lr_min.is_finite() && self.lr_min >= 0.0 && self.lr_min <= self.lr) {
+            return Err(invalid("lr_min", "must be in [0, lr]"));
+        }
+        if self.lr_step_epochs == 0 {
+            return Err(invalid("lr_step_epochs", "must be at least 1"));
+        }
+        if self.shuffle_buffer == 0 {
+            return Err(invalid("shuffle_buffer", "must be at least 1"));
+        }
+        if self.filter.max_abs_score <= 0 {
+            return Err(invalid("filter.max_abs_score", "must be positive"));
+        }
+        if let Some(s) = &self.synthetic
+            && (s.num_features == 0 || s.min_active == 0 || s.max_active < s.min_active)
+        {
+            return Err(invalid(
+                "synthetic",
+                "need num_features > 0 and 0 < min_active <= max_active",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Learning rate for a 0-based epoch.
+    pub fn lr_at(&self, epoch: u32) -> f64 {
+        match self.lr_schedule {
+            LrSchedule::Constant => self.lr,
+            LrSchedule::Step => self.lr * self.lr_gamma.powi((epoch / self.lr_step_epochs) as i32),
+            LrSchedule::Cosine => {
+                let t = if self.epochs <= 1 {
+                    0.0
+                } else {
+                    f64::from(epoch) / f64::from(self.epochs - 1)
+                };
+                self.lr_min
+                    + 0.5 * (self.lr - self.lr_min) * (1.0 + (std::f64::consts::PI * t).cos())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn toml_round_trip_and_validation() {
+        let mut cfg =
+            TrainConfig { synthetic: Some(SyntheticConfig::default()), ..Default::default() };
+        cfg.data.push("a.bin".into());
+        let text = cfg.to_toml().expect("serialises");
+        assert_eq!(TrainConfig::from_toml(&text).expect("parses"), cfg);
+        assert!(TrainConfig::from_toml("bogus_key = 1\nsynthetic = {}").is_err());
+        let err = TrainConfig::from_toml("lambda = 2.0\nsynthetic = {}").unwrap_err();
+        assert!(err.to_string().contains("lambda"));
+    }
+
+    #[test]
+    fn schedules() {
+        let cfg = TrainConfig { epochs: 5, lr: 1.0, lr_min: 0.0, ..Default::default() };
+        assert!((cfg.lr_at(0) - 1.0).abs() < 1e-12);
+        assert!(cfg.lr_at(4).abs() < 1e-12);
+        let step = TrainConfig {
+            lr_schedule: LrSchedule::Step,
+            lr: 1.0,
+            lr_step_epochs: 2,
+            lr_gamma: 0.5,
+            ..cfg
+        };
+        assert_eq!(
+            [step.lr_at(0), step.lr_at(1), step.lr_at(2), step.lr_at(5)],
+            [1.0, 1.0, 0.5, 0.25]
+        );
+    }
+}

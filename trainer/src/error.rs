@@ -1,0 +1,42 @@
+//! Library error type.
+
+use thiserror::Error;
+
+/// Errors of a training run.
+#[derive(Debug, Error)]
+pub enum TrainError {
+    /// Invalid configuration.
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+    /// Training data could not be read.
+    #[error(transparent)]
+    Data(#[from] crate::sample::DataError),
+    /// Checkpoint problem.
+    #[error(transparent)]
+    Checkpoint(#[from] crate::checkpoint::CheckpointError),
+    /// Network export or load problem.
+    #[error(transparent)]
+    Net(#[from] kage_engine::nnue::NetError),
+    /// File-system failure.
+    #[error("{path}: {source}")]
+    Io {
+        /// Path involved.
+        path: String,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// The loader thread reported an error.
+    #[error("data loader: {0}")]
+    Loader(String),
+    /// Feature not available in this build.
+    #[error("{0}")]
+    Unsupported(String),
+    /// A resumed run does not match its checkpoint.
+    #[error("cannot resume: {0}")]
+    Resume(String),
+}
+
+/// Attaches a path to an I/O error.
+pub fn io_err(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
+    move |source| TrainError::Io { path: path.display().to_string(), source }
+}

@@ -1,0 +1,170 @@
+//! The sparse feature transformer: forward, backward and its AdamW update in plain Rust.
+//!
+//! Only the rows of active features are read (forward) and updated (backward): gradients are
+//! scattered per fixed chunk of positions into cache-resident buffers, summed in a fixed
+//! order (so the result does not depend on the thread count) and each touched row gets its
+//! AdamW update in place ("lazy" Adam: untouched rows keep their moments, as in PyTorch's
+//! `SparseAdam`).
+
+use crate::batch::SparseBatch;
+use crate::model::{FT_LIMIT, NetParams};
+use crate::optim::{AdamStep, Moments, adamw};
+use rayon::prelude::*;
+
+/// Rows per task when summing the bias gradient (fixed for determinism).
+const BIAS_CHUNK: usize = 256;
+
+/// Computes pre-activation accumulators `acc` (`B x 2H`, side to move first) and clipped
+/// activations `x` of a batch.
+pub fn forward(params: &NetParams, batch: &SparseBatch, acc: &mut Vec<f32>, x: &mut Vec<f32>) {
+    let h = params.ft_size;
+    let b = batch.len();
+    acc.resize(b * 2 * h, 0.0);
+    x.resize(b * 2 * h, 0.0);
+    acc.par_chunks_mut(2 * h).zip(x.par_chunks_mut(2 * h)).enumerate().with_min_len(32).for_each(
+        |(i, (acc_row, x_row))| {
+            for p in 0..2 {
+                let dst = &mut acc_row[p * h..(p + 1) * h];
+                params.accumulate(batch.features(i, p), dst);
+                for (xv, &a) in x_row[p * h..(p + 1) * h].iter_mut().zip(dst.iter()) {
+                    *xv = a.clamp(0.0, 1.0);
+                }
+            }
+        },
+    );
+}
+
+/// Turns the gradient w.r.t. the clipped activations into the gradient w.r.t. the
+/// accumulators, in place: zero where the clipped ReLU is flat.
+pub fn mask_grad(acc: &[f32], grad: &mut [f32]) {
+    grad.par_chunks_mut(4096).zip(acc.par_chunks(4096)).for_each(|(g, a)| {
+        for (g, &a) in g.iter_mut().zip(a) {
+            if !(a > 0.0 && a < 1.0) {
+                *g = 0.0;
+            }
+        }
+    });
+}
+
+/// Positions of a batch are split into this many fixed chunks for the backward scatter, so
+/// sums happen in the same order whatever the thread count.
+pub const GRAD_CHUNKS: usize = 4;
+
+/// Sparse FT weight gradient: each of [`GRAD_CHUNKS`] chunks of positions scatters its
+/// accumulator-gradient rows into its own dense `F x H` buffer (cache resident, streamed
+/// reads of the gradient); a feature's gradient is the sum of its rows over the chunks, in
+/// chunk order. Only features active in the batch are marked `touched`.
+#[derive(Debug, Default)]
+pub struct FtGrad {
+    h: usize,
+    bufs: Vec<Vec<f32>>,
+    touched: Vec<bool>,
+}
+
+impl FtGrad {
+    /// Scatters `grad` (`B x 2H`, rows `2 * position + perspective`) of `batch`.
+    pub fn compute(&mut self, batch: &SparseBatch, grad: &[f32], num_features: usize, h: usize) {
+        self.h = h;
+        self.bufs.resize_with(GRAD_CHUNKS, Vec::new);
+        self.bufs.par_iter_mut().for_each(|b| {
+            b.clear();
+            b.resize(num_features * h, 0.0);
+        });
+        self.touched.clear();
+        self.touched.resize(num_features, false);
+        for &f in batch.stm_indices.iter().chain(&batch.nstm_indices) {
+            self.touched[f as usize] = true;
+        }
+        let n = batch.len();
+        let per = n.div_ceil(GRAD_CHUNKS).max(1);
+        self.bufs.par_iter_mut().enumerate().for_each(|(c, buf)| {
+            for i in (c * per).min(n)..((c + 1) * per).min(n) {
+                for p in 0..2 {
+                    let e = 2 * i + p;
+                    let row = &grad[e * h..(e + 1) * h];
+                    for &f in batch.features(i, p) {
+                        let dst = &mut buf[f as usize * h..(f as usize + 1) * h];
+                        dst.iter_mut().zip(row).for_each(|(d, g)| *d += g);
+                    }
+                }
+            }
+        });
+    }
+
+    /// Whether feature `f` was active in the batch.
+    pub fn touched(&self, f: usize) -> bool {
+        self.touched[f]
+    }
+
+    /// Gradient of feature `f`'s row into `out` (overwritten).
+    pub fn feature_grad(&self, f: usize, out: &mut [f32]) {
+        let h = self.h;
+        out.copy_from_slice(&self.bufs[0][f * h..(f + 1) * h]);
+        for b in &self.bufs[1..] {
+            out.iter_mut().zip(&b[f * h..(f + 1) * h]).for_each(|(o, g)| *o += g);
+        }
+    }
+
+    /// The full dense `F x H` gradient (tests).
+    pub fn dense(&self) -> Vec<f32> {
+        let h = self.h;
+        let f = self.touched.len();
+        let mut out = vec![0.0f32; f * h];
+        out.par_chunks_mut(h.max(1)).enumerate().for_each(|(i, row)| self.feature_grad(i, row));
+        out
+    }
+}
+
+/// Bias gradient: the sum of all accumulator-gradient rows, in a fixed order.
+pub fn bias_grad(grad: &[f32], h: usize) -> Vec<f32> {
+    let partials: Vec<Vec<f32>> = grad
+        .par_chunks(BIAS_CHUNK * h)
+        .map(|chunk| {
+            let mut s = vec![0.0f32; h];
+            for row in chunk.chunks_exact(h) {
+                s.iter_mut().zip(row).for_each(|(s, g)| *s += g);
+            }
+            s
+        })
+        .collect();
+    let mut total = vec![0.0f32; h];
+    for p in partials {
+        total.iter_mut().zip(&p).for_each(|(t, v)| *t += v);
+    }
+    total
+}
+
+/// Backward + AdamW update of the FT from the accumulator gradient `grad` (`B x 2H`,
+/// already masked). Touches only the rows of features active in the batch.
+pub fn backward_update(
+    params: &mut NetParams,
+    w_moments: &mut Moments,
+    b_moments: &mut Moments,
+    scratch: &mut FtGrad,
+    batch: &SparseBatch,
+    grad: &[f32],
+    step: &AdamStep,
+) {
+    let h = params.ft_size;
+    scratch.compute(batch, grad, params.num_features, h);
+    let scratch = &*scratch;
+    params
+        .ft_w
+        .par_chunks_mut(h)
+        .zip(w_moments.m.par_chunks_mut(h))
+        .zip(w_moments.v.par_chunks_mut(h))
+        .enumerate()
+        .with_min_len(8)
+        .for_each_init(
+            || vec![0.0f32; h],
+            |g, (f, ((w, m), v))| {
+                if !scratch.touched(f) {
+                    return;
+                }
+                scratch.feature_grad(f, g);
+                adamw(w, m, v, g, step, true, FT_LIMIT);
+            },
+        );
+    let gb = bias_grad(grad, h);
+    adamw(&mut params.ft_b, &mut b_moments.m, &mut b_moments.v, &gb, step, false, FT_LIMIT);
+}

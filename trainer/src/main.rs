@@ -1,0 +1,289 @@
+//! `kage-train`: train, inspect and benchmark kage NNUE networks.
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+use kage_train::bench::{self, BenchConfig};
+use kage_train::config::{LrSchedule, TrainConfig};
+use kage_train::synthetic::SyntheticConfig;
+use kage_train::{RunOptions, inspect};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(name = "kage-train", version, about = "Train NNUE networks for kage variants")]
+#[command(args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    train: TrainArgs,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Print the header and weight statistics of a quantised network.
+    Inspect {
+        /// Network file.
+        net: PathBuf,
+    },
+    /// Measure training throughput on synthetic data.
+    Bench(BenchArgs),
+}
+
+#[derive(Args, Debug)]
+struct BenchArgs {
+    /// Which approach: hybrid, burn-select, loader or all.
+    #[arg(long, default_value = "all")]
+    approach: String,
+    #[arg(long, default_value_t = 128)]
+    ft_size: usize,
+    #[arg(long, default_value_t = 32)]
+    head_size: usize,
+    #[arg(long, default_value_t = 4096)]
+    batch_size: usize,
+    /// Timed batches.
+    #[arg(long, default_value_t = 30)]
+    batches: usize,
+    /// Feature-space size of the synthetic data.
+    #[arg(long, default_value_t = 2304)]
+    features: usize,
+    /// Worker threads (0 = all cores).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+}
+
+#[derive(Args, Debug, Default)]
+struct TrainArgs {
+    /// Variant name.
+    #[arg(long)]
+    variant: Option<String>,
+    /// Training-position files.
+    #[arg(long, num_args = 1..)]
+    data: Vec<PathBuf>,
+    /// Validation files (default: hold out --val-fraction of the training data).
+    #[arg(long, num_args = 1..)]
+    val_data: Vec<PathBuf>,
+    /// Run directory.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// TOML configuration (command-line options override it).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Continue the run in this directory from its last checkpoint.
+    #[arg(long, conflicts_with_all = ["config", "data", "out"])]
+    resume: Option<PathBuf>,
+    /// Train on N synthetic positions instead of files.
+    #[arg(long)]
+    synthetic: Option<u64>,
+    /// Feature count of the synthetic data.
+    #[arg(long)]
+    synthetic_features: Option<usize>,
+    #[arg(long)]
+    ft_size: Option<usize>,
+    #[arg(long)]
+    head_size: Option<usize>,
+    #[arg(long)]
+    epochs: Option<u32>,
+    #[arg(long)]
+    batch_size: Option<usize>,
+    #[arg(long)]
+    lr: Option<f64>,
+    #[arg(long, value_enum)]
+    lr_schedule: Option<LrSchedule>,
+    #[arg(long)]
+    lr_min: Option<f64>,
+    #[arg(long)]
+    lr_step_epochs: Option<u32>,
+    #[arg(long)]
+    lr_gamma: Option<f64>,
+    #[arg(long)]
+    weight_decay: Option<f64>,
+    /// Weight of the search score in the target (0..=1).
+    #[arg(long)]
+    lambda: Option<f64>,
+    /// Centipawns per logit.
+    #[arg(long)]
+    scale: Option<f64>,
+    #[arg(long)]
+    seed: Option<u64>,
+    #[arg(long)]
+    shuffle_buffer: Option<usize>,
+    #[arg(long)]
+    val_fraction: Option<f64>,
+    #[arg(long)]
+    val_max: Option<usize>,
+    /// Skip positions before this ply.
+    #[arg(long)]
+    min_ply: Option<u16>,
+    /// Keep positions where the side to move is in check.
+    #[arg(long)]
+    keep_in_check: bool,
+    /// Keep positions whose best move is a capture or promotion.
+    #[arg(long)]
+    keep_noisy: bool,
+    /// Skip positions with |score| above this.
+    #[arg(long)]
+    max_abs_score: Option<i16>,
+    /// Worker threads (0 = all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Hide progress bars.
+    #[arg(long)]
+    quiet: bool,
+}
+
+macro_rules! set {
+    ($cfg:expr, $args:expr, $($f:ident),*) => { $( if let Some(v) = $args.$f.clone() { $cfg.$f = v; } )* };
+}
+
+fn resolve_config(a: &TrainArgs) -> Result<TrainConfig> {
+    let mut cfg = match &a.config {
+        Some(p) => {
+            let text =
+                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            TrainConfig::from_toml(&text).with_context(|| format!("in {}", p.display()))?
+        }
+        None => TrainConfig::default(),
+    };
+    set!(cfg, a, variant, ft_size, head_size, epochs, batch_size, lr, lr_schedule, lr_min);
+    set!(cfg, a, lr_step_epochs, lr_gamma, weight_decay, lambda, scale, seed, shuffle_buffer);
+    set!(cfg, a, val_fraction, val_max, threads);
+    if !a.data.is_empty() {
+        cfg.data = a.data.clone();
+    }
+    if !a.val_data.is_empty() {
+        cfg.val_data = a.val_data.clone();
+    }
+    if let Some(n) = a.synthetic {
+        let s = cfg.synthetic.get_or_insert_with(SyntheticConfig::default);
+        s.positions = n;
+    }
+    if let (Some(f), Some(s)) = (a.synthetic_features, cfg.synthetic.as_mut()) {
+        s.num_features = f;
+    }
+    if let Some(v) = a.min_ply {
+        cfg.filter.min_ply = v;
+    }
+    if let Some(v) = a.max_abs_score {
+        cfg.filter.max_abs_score = v;
+    }
+    if a.keep_in_check {
+        cfg.filter.skip_in_check = false;
+    }
+    if a.keep_noisy {
+        cfg.filter.skip_noisy = false;
+    }
+    if a.variant.is_none() && a.config.is_none() {
+        bail!("--variant is required (or give --config)");
+    }
+    cfg.validate().context("invalid training configuration")?;
+    Ok(cfg)
+}
+
+fn init_threads(n: usize) -> Result<()> {
+    if n > 0 {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .context("configuring rayon threads")?;
+    }
+    Ok(())
+}
+
+fn train(a: TrainArgs) -> Result<()> {
+    let opts = RunOptions { progress: !a.quiet, stop_after: None };
+    let summary = if let Some(dir) = &a.resume {
+        init_threads(a.threads.unwrap_or(0))?;
+        kage_train::resume(dir, a.epochs, opts)
+            .with_context(|| format!("resuming {}", dir.display()))?
+    } else {
+        let cfg = resolve_config(&a)?;
+        let Some(out) = &a.out else { bail!("--out DIR is required") };
+        init_threads(cfg.threads)?;
+        kage_train::run(cfg, out, opts)
+            .with_context(|| format!("training into {}", out.display()))?
+    };
+    if let Some(last) = summary.history.last() {
+        println!(
+            "run {} done: epoch {} train_loss {:.6} val_loss {:.6}; network {}",
+            summary.run_id,
+            last.epoch,
+            last.train_loss,
+            last.val_loss,
+            summary.net_path.display()
+        );
+    }
+    Ok(())
+}
+
+fn run_bench(a: BenchArgs) -> Result<()> {
+    init_threads(a.threads)?;
+    let cfg = BenchConfig {
+        ft_size: a.ft_size,
+        head_size: a.head_size,
+        batch_size: a.batch_size,
+        batches: a.batches,
+        num_features: a.features,
+    };
+    println!(
+        "net ({} -> {}) x 2 -> {} -> 1, batch {}, {} batches, {} threads",
+        cfg.num_features,
+        cfg.ft_size,
+        cfg.head_size,
+        cfg.batch_size,
+        cfg.batches,
+        rayon::current_num_threads()
+    );
+    let all = a.approach == "all";
+    let mut ran = false;
+    if all || a.approach == "hybrid" {
+        let r = bench::hybrid(&cfg);
+        println!(
+            "hybrid (Rust sparse FT + burn head): {:>10.0} pos/s ({} pos in {:.2}s)",
+            r.pos_per_s, r.positions, r.seconds
+        );
+        if let Some(t) = r.times {
+            println!(
+                "  phases: ft forward {:.2}s, burn head fwd+bwd {:.2}s, updates (FT backward + AdamW) {:.2}s",
+                t.ft_forward, t.head, t.update
+            );
+        }
+        ran = true;
+    }
+    if all || a.approach == "burn-select" {
+        let r = bench::burn_select(&cfg);
+        println!(
+            "burn select+sum (all in burn):       {:>10.0} pos/s ({} pos in {:.2}s)",
+            r.pos_per_s, r.positions, r.seconds
+        );
+        ran = true;
+    }
+    if all || a.approach == "loader" {
+        let n = (cfg.batches * cfg.batch_size * 4) as u64;
+        let r = bench::loader(&cfg, n);
+        println!(
+            "loader (synthetic->filter->shuffle->batches): {:>10.0} pos/s read ({} batched)",
+            r.pos_per_s, r.positions
+        );
+        ran = true;
+    }
+    if !ran {
+        bail!("unknown --approach '{}' (hybrid, burn-select, loader, all)", a.approach);
+    }
+    Ok(())
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Some(Command::Inspect { net }) => {
+            let bytes =
+                std::fs::read(&net).with_context(|| format!("reading {}", net.display()))?;
+            let net_v = kage_engine::nnue::Network::load(&bytes)
+                .with_context(|| format!("loading network {}", net.display()))?;
+            print!("{}", inspect::report(&net_v));
+            Ok(())
+        }
+        Some(Command::Bench(a)) => run_bench(a),
+        None => train(cli.train),
+    }
+}

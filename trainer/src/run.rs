@@ -1,0 +1,263 @@
+//! A full training run: run directory, epochs, validation, metrics, checkpoints, export.
+
+use crate::checkpoint::{self, CheckpointState};
+use crate::config::TrainConfig;
+use crate::error::{TrainError, io_err};
+use crate::export::{ExportInfo, quantise};
+use crate::loader::{EpochLoader, LoaderConfig, LoaderMsg, keep};
+use crate::report;
+use crate::sample::{Dataset, Sample};
+use crate::space::{self, FeatureSpace};
+use crate::synthetic::SyntheticDataset;
+use crate::train::{EpochMetrics, Trainer};
+use indicatif::{ProgressBar, ProgressStyle};
+use kage_engine::nnue::checksum::fnv1a64;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// File names inside a run directory.
+pub mod names {
+    /// Resolved configuration.
+    pub const CONFIG: &str = "config.toml";
+    /// Run identity (variant, format version, git revision, run id).
+    pub const RUN_INFO: &str = "run.toml";
+    /// Metrics per epoch.
+    pub const METRICS: &str = "metrics.csv";
+    /// Loss curve.
+    pub const LOSS_SVG: &str = "loss.svg";
+    /// Latest checkpoint.
+    pub const CHECKPOINT: &str = "checkpoint.ckpt";
+    /// Final quantised network.
+    pub const NET: &str = "net.nnue";
+}
+
+/// How to run.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunOptions {
+    /// Show indicatif progress bars.
+    pub progress: bool,
+    /// Stop (without exporting) once this many epochs are done, as if interrupted.
+    pub stop_after: Option<u32>,
+}
+
+/// Result of a run.
+#[derive(Debug, Clone)]
+pub struct RunSummary {
+    /// Run directory.
+    pub dir: PathBuf,
+    /// Metrics of every epoch.
+    pub history: Vec<EpochMetrics>,
+    /// Path of the quantised network.
+    pub net_path: PathBuf,
+    /// Run id.
+    pub run_id: String,
+}
+
+/// Git revision: `KAGE_GIT_REV` at build time, else `git rev-parse HEAD` now, else "unknown".
+pub fn git_revision() -> String {
+    if let Some(rev) = option_env!("KAGE_GIT_REV") {
+        return rev.to_string();
+    }
+    std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// Run id: a hash of the resolved configuration (same config and seed, same id).
+pub fn run_id(config_toml: &str) -> String {
+    format!("{:016x}", fnv1a64(config_toml.as_bytes()))
+}
+
+fn open_dataset(cfg: &TrainConfig, space: &FeatureSpace) -> Result<Arc<dyn Dataset>, TrainError> {
+    match &cfg.synthetic {
+        Some(s) => Ok(Arc::new(SyntheticDataset::new(s.clone()))),
+        None => crate::files::open_files(space, &cfg.data),
+    }
+}
+
+fn load_val_files(cfg: &TrainConfig, space: &FeatureSpace) -> Result<Vec<Sample>, TrainError> {
+    if cfg.val_data.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ds = crate::files::open_files(space, &cfg.val_data)?;
+    let mut src = ds.open()?;
+    let mut out = Vec::new();
+    while let Some(s) = src.next_sample()? {
+        if keep(&cfg.filter, &s) && out.len() < cfg.val_max {
+            out.push(s);
+        }
+    }
+    Ok(out)
+}
+
+fn write(path: &Path, text: &str) -> Result<(), TrainError> {
+    checkpoint::write_atomic(path, text.as_bytes()).map_err(io_err(path))
+}
+
+/// Starts a new run in `dir` (created if needed).
+pub fn run(cfg: TrainConfig, dir: &Path, opts: RunOptions) -> Result<RunSummary, TrainError> {
+    cfg.validate()?;
+    let space = space::resolve(&cfg)?;
+    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    let trainer = Trainer::new(cfg, space.num_features);
+    drive(trainer, &space, dir, opts)
+}
+
+/// Continues the run in `dir` from its last checkpoint; `epochs` may extend the run.
+pub fn resume(dir: &Path, epochs: Option<u32>, opts: RunOptions) -> Result<RunSummary, TrainError> {
+    let cfg_path = dir.join(names::CONFIG);
+    let text = std::fs::read_to_string(&cfg_path).map_err(io_err(&cfg_path))?;
+    let mut cfg = TrainConfig::from_toml(&text)?;
+    let state = checkpoint::load(&dir.join(names::CHECKPOINT))?;
+    let saved = TrainConfig::from_toml(&state.config_toml)?;
+    if saved != cfg {
+        return Err(TrainError::Resume(format!(
+            "{} differs from the configuration stored in the checkpoint",
+            cfg_path.display()
+        )));
+    }
+    if let Some(e) = epochs {
+        cfg.epochs = e;
+        cfg.validate()?;
+    }
+    let space = space::resolve(&cfg)?;
+    let p = &state.params;
+    if (p.num_features, p.ft_size, p.head_size) != (space.num_features, cfg.ft_size, cfg.head_size)
+    {
+        return Err(TrainError::Resume("checkpoint shape does not match the configuration".into()));
+    }
+    let CheckpointState { epochs_done, step, history, params, moments, .. } = state;
+    let trainer = Trainer::from_state(cfg, params, Some(moments), step, epochs_done, history);
+    drive(trainer, &space, dir, opts)
+}
+
+fn drive(
+    mut trainer: Trainer,
+    space: &FeatureSpace,
+    dir: &Path,
+    opts: RunOptions,
+) -> Result<RunSummary, TrainError> {
+    let cfg = trainer.cfg.clone();
+    let config_toml = cfg.to_toml()?;
+    let id = run_id(&config_toml);
+    let rev = git_revision();
+    write(&dir.join(names::CONFIG), &config_toml)?;
+    let info = format!(
+        "run_id = \"{id}\"\nvariant = \"{}\"\nfeature_set_id = {}\nnum_features = {}\nnet_format_version = {}\ngit_revision = \"{rev}\"\n",
+        space.variant,
+        space.feature_set_id,
+        space.num_features,
+        kage_engine::nnue::FORMAT_VERSION
+    );
+    write(&dir.join(names::RUN_INFO), &info)?;
+    let dataset = open_dataset(&cfg, space)?;
+    let mut val = load_val_files(&cfg, space)?;
+    let have_val_files = !cfg.val_data.is_empty();
+    let loader_cfg = LoaderConfig {
+        batch_size: cfg.batch_size,
+        shuffle_buffer: cfg.shuffle_buffer,
+        seed: cfg.seed,
+        val_fraction: if have_val_files { 0.0 } else { cfg.val_fraction },
+        val_max: cfg.val_max,
+        filter: cfg.filter.clone(),
+        blend: trainer.blend(),
+        num_features: space.num_features,
+        prefetch: 8,
+    };
+    let mut expected = trainer.history.last().map(|m| m.positions).unwrap_or(0);
+    for epoch in trainer.epochs_done..cfg.epochs {
+        if opts.stop_after.is_some_and(|n| epoch >= n) {
+            return Ok(RunSummary {
+                dir: dir.to_path_buf(),
+                history: trainer.history,
+                net_path: dir.join(names::NET),
+                run_id: id,
+            });
+        }
+        let lr = cfg.lr_at(epoch);
+        let bar = progress_bar(opts.progress, epoch, cfg.epochs, expected);
+        let loader = EpochLoader::spawn(dataset.clone(), loader_cfg.clone(), epoch);
+        let start = Instant::now();
+        let (mut loss_sum, mut positions) = (0f64, 0u64);
+        let mut held = None;
+        for msg in loader.rx.iter() {
+            match msg {
+                LoaderMsg::Batch(batch) => {
+                    let loss = trainer.train_batch(&batch, lr);
+                    loss_sum += f64::from(loss) * batch.len() as f64;
+                    positions += batch.len() as u64;
+                    bar.inc(batch.len() as u64);
+                }
+                LoaderMsg::Done { val, .. } => held = Some(val),
+                LoaderMsg::Error(e) => return Err(TrainError::Loader(e)),
+            }
+        }
+        let Some(held) = held else {
+            return Err(TrainError::Loader("loader stopped before the end of the epoch".into()));
+        };
+        let secs = start.elapsed().as_secs_f64();
+        bar.finish_and_clear();
+        if !have_val_files && val.is_empty() {
+            val = held;
+        }
+        let m = EpochMetrics {
+            epoch: epoch + 1,
+            train_loss: if positions > 0 { loss_sum / positions as f64 } else { f64::NAN },
+            val_loss: trainer.loss_on(&val),
+            pos_per_s: positions as f64 / secs.max(1e-9),
+            lr,
+            positions,
+        };
+        if opts.progress {
+            eprintln!(
+                "epoch {:>3}/{}: train {:.6} val {:.6} lr {:.2e} {:.0} pos/s ({} positions)",
+                m.epoch, cfg.epochs, m.train_loss, m.val_loss, m.lr, m.pos_per_s, m.positions
+            );
+        }
+        expected = positions;
+        trainer.history.push(m);
+        trainer.epochs_done = epoch + 1;
+        checkpoint::save(
+            &dir.join(names::CHECKPOINT),
+            &CheckpointState::of(&trainer, &config_toml),
+        )?;
+        write(&dir.join(names::METRICS), &report::metrics_csv(&trainer.history))?;
+        let title = format!("kage-train {} run {id} (git {rev})", space.variant);
+        write(&dir.join(names::LOSS_SVG), &report::loss_svg(&trainer.history, &title))?;
+    }
+    let net = quantise(
+        &trainer.params,
+        &ExportInfo {
+            variant: space.variant.clone(),
+            feature_set_id: space.feature_set_id,
+            output_scale: cfg.scale.round().clamp(1.0, f64::from(u32::MAX)) as u32,
+            run_id: id.clone(),
+            git_revision: rev,
+            config: config_toml,
+        },
+    )?;
+    let net_path = dir.join(names::NET);
+    checkpoint::write_atomic(&net_path, &net.to_bytes()).map_err(io_err(&net_path))?;
+    Ok(RunSummary { dir: dir.to_path_buf(), history: trainer.history, net_path, run_id: id })
+}
+
+fn progress_bar(show: bool, epoch: u32, epochs: u32, expected: u64) -> ProgressBar {
+    if !show {
+        return ProgressBar::hidden();
+    }
+    let bar = if expected > 0 { ProgressBar::new(expected) } else { ProgressBar::no_length() };
+    let style = ProgressStyle::with_template(
+        "{prefix} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} pos ({per_sec})",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar.set_prefix(format!("epoch {}/{}", epoch + 1, epochs));
+    bar
+}

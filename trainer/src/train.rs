@@ -1,0 +1,183 @@
+//! One training step (sparse FT in Rust + dense head in burn) and the trainer state.
+
+use crate::batch::{SparseBatch, TargetBlend, sigmoid};
+use crate::config::TrainConfig;
+use crate::ft::{self, FtGrad};
+use crate::head;
+use crate::model::{BIAS_LIMIT, L1_LIMIT, NetParams, OUT_LIMIT};
+use crate::optim::{AdamStep, Moments, adamw};
+use crate::sample::Sample;
+use burn::tensor::Device;
+use rayon::prelude::*;
+use std::time::Instant;
+
+/// Adam moments of every parameter tensor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamMoments {
+    /// FT weights.
+    pub ft_w: Moments,
+    /// FT bias.
+    pub ft_b: Moments,
+    /// L1 weights.
+    pub l1_w: Moments,
+    /// L1 bias.
+    pub l1_b: Moments,
+    /// Output weights.
+    pub out_w: Moments,
+    /// Output bias.
+    pub out_b: Moments,
+}
+
+impl ParamMoments {
+    /// Zero moments shaped like `p`.
+    pub fn zeros(p: &NetParams) -> ParamMoments {
+        ParamMoments {
+            ft_w: Moments::zeros(p.ft_w.len()),
+            ft_b: Moments::zeros(p.ft_b.len()),
+            l1_w: Moments::zeros(p.l1_w.len()),
+            l1_b: Moments::zeros(p.l1_b.len()),
+            out_w: Moments::zeros(p.out_w.len()),
+            out_b: Moments::zeros(1),
+        }
+    }
+}
+
+/// Metrics of one finished epoch.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct EpochMetrics {
+    /// 1-based epoch number.
+    pub epoch: u32,
+    /// Mean training loss.
+    pub train_loss: f64,
+    /// Validation loss (NaN when there is no validation data).
+    pub val_loss: f64,
+    /// Training throughput.
+    pub pos_per_s: f64,
+    /// Learning rate used.
+    pub lr: f64,
+    /// Positions trained on.
+    pub positions: u64,
+}
+
+/// Wall time spent in each phase of [`Trainer::train_batch`] (for benchmarks).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct StepTimes {
+    /// Sparse FT forward (Rust).
+    pub ft_forward: f64,
+    /// Head forward + backward in burn, incl. tensor transfers.
+    pub head: f64,
+    /// Head AdamW, mask, grouping, FT backward + AdamW (Rust).
+    pub update: f64,
+}
+
+/// Parameters, optimiser state and scratch buffers.
+pub struct Trainer {
+    /// Configuration.
+    pub cfg: TrainConfig,
+    /// Float parameters.
+    pub params: NetParams,
+    /// Adam moments.
+    pub moments: ParamMoments,
+    /// Adam steps taken.
+    pub step: u64,
+    /// Epochs completed.
+    pub epochs_done: u32,
+    /// Metrics of completed epochs.
+    pub history: Vec<EpochMetrics>,
+    /// Time per phase, summed over all steps.
+    pub times: StepTimes,
+    device: Device,
+    ft_grad: FtGrad,
+    acc: Vec<f32>,
+    x: Vec<f32>,
+}
+
+impl Trainer {
+    /// Fresh trainer with seeded initial weights.
+    pub fn new(cfg: TrainConfig, num_features: usize) -> Trainer {
+        let params = NetParams::init(num_features, cfg.ft_size, cfg.head_size, cfg.seed);
+        Trainer::from_state(cfg, params, None, 0, 0, Vec::new())
+    }
+
+    /// Trainer from saved state.
+    pub fn from_state(
+        cfg: TrainConfig,
+        params: NetParams,
+        moments: Option<ParamMoments>,
+        step: u64,
+        epochs_done: u32,
+        history: Vec<EpochMetrics>,
+    ) -> Trainer {
+        let moments = moments.unwrap_or_else(|| ParamMoments::zeros(&params));
+        Trainer {
+            cfg,
+            params,
+            moments,
+            step,
+            epochs_done,
+            history,
+            times: StepTimes::default(),
+            device: head::default_device(),
+            ft_grad: FtGrad::default(),
+            acc: Vec::new(),
+            x: Vec::new(),
+        }
+    }
+
+    /// Target blend of the configuration.
+    pub fn blend(&self) -> TargetBlend {
+        TargetBlend { lambda: self.cfg.lambda as f32, scale: self.cfg.scale as f32 }
+    }
+
+    /// One optimisation step on `batch` at learning rate `lr`; returns the batch loss.
+    pub fn train_batch(&mut self, batch: &SparseBatch, lr: f64) -> f32 {
+        if batch.is_empty() {
+            return 0.0;
+        }
+        let t0 = Instant::now();
+        ft::forward(&self.params, batch, &mut self.acc, &mut self.x);
+        let x = std::mem::take(&mut self.x);
+        let t1 = Instant::now();
+        let mut g = head::step(&self.device, &self.params, x, &batch.targets);
+        let t2 = Instant::now();
+        self.step += 1;
+        let c = &self.cfg;
+        let s = AdamStep::new(lr, c.beta1, c.beta2, c.eps, c.weight_decay, self.step);
+        let p = &mut self.params;
+        let m = &mut self.moments;
+        adamw(&mut p.l1_w, &mut m.l1_w.m, &mut m.l1_w.v, &g.l1_w, &s, true, L1_LIMIT);
+        adamw(&mut p.l1_b, &mut m.l1_b.m, &mut m.l1_b.v, &g.l1_b, &s, false, BIAS_LIMIT);
+        adamw(&mut p.out_w, &mut m.out_w.m, &mut m.out_w.v, &g.out_w, &s, true, OUT_LIMIT);
+        adamw(&mut p.out_b, &mut m.out_b.m, &mut m.out_b.v, &g.out_b, &s, false, BIAS_LIMIT);
+        ft::mask_grad(&self.acc, &mut g.x);
+        ft::backward_update(p, &mut m.ft_w, &mut m.ft_b, &mut self.ft_grad, batch, &g.x, &s);
+        self.times.ft_forward += (t1 - t0).as_secs_f64();
+        self.times.head += (t2 - t1).as_secs_f64();
+        self.times.update += t2.elapsed().as_secs_f64();
+        g.loss
+    }
+
+    /// Mean loss of the float model on samples (same loss as training, no update).
+    pub fn loss_on(&self, samples: &[Sample]) -> f64 {
+        if samples.is_empty() {
+            return f64::NAN;
+        }
+        let blend = self.blend();
+        // Fixed-size chunks summed in order: the value does not depend on the thread count.
+        let partials: Vec<f64> = samples
+            .par_chunks(1024)
+            .map(|chunk| {
+                chunk
+                    .iter()
+                    .map(|s| {
+                        let out = self.params.forward(&s.stm_features, &s.nstm_features);
+                        let d = f64::from(sigmoid(out) - blend.target(s));
+                        d * d
+                    })
+                    .sum::<f64>()
+            })
+            .collect();
+        let total: f64 = partials.iter().sum();
+        total / samples.len() as f64
+    }
+}

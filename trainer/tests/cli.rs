@@ -1,0 +1,55 @@
+//! The binary: train on synthetic data, inspect the result, reject a corrupt file.
+
+mod common;
+
+use std::process::Command;
+
+#[test]
+fn train_inspect_and_reject_corrupt() {
+    let dir = common::temp_dir("cli");
+    let out = dir.join("run");
+    let exe = env!("CARGO_BIN_EXE_kage-train");
+    let status = Command::new(exe)
+        .args(["--variant", "gorogoroplus", "--synthetic", "3000", "--synthetic-features", "200"])
+        .args([
+            "--ft-size",
+            "8",
+            "--head-size",
+            "4",
+            "--epochs",
+            "2",
+            "--batch-size",
+            "256",
+            "--quiet",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .status()
+        .expect("runs");
+    assert!(status.success());
+    let net = out.join("net.nnue");
+    let o = Command::new(exe).arg("inspect").arg(&net).output().expect("inspect runs");
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("variant        : gorogoroplus"), "{text}");
+    assert!(text.contains("ft_weights (i16)") && text.contains("saturated"), "{text}");
+
+    let mut bytes = std::fs::read(&net).expect("net");
+    let n = bytes.len();
+    bytes[n - 5] ^= 0xff;
+    let bad = dir.join("bad.nnue");
+    std::fs::write(&bad, &bytes).expect("write");
+    let o = Command::new(exe).arg("inspect").arg(&bad).output().expect("inspect runs");
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("checksum mismatch"));
+
+    let o = Command::new(exe)
+        .args(["--variant", "minishogi", "--synthetic", "10", "--lambda", "3"])
+        .arg("--out")
+        .arg(dir.join("x"))
+        .output()
+        .expect("runs");
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("lambda"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

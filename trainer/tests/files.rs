@@ -1,0 +1,90 @@
+//! Training on real data-crate files: positions from random legal playouts.
+
+mod common;
+
+use kage_data::{FileHeader, PositionRecord, RecordKind, Writer};
+use kage_engine::nnue::{Network, features};
+use kage_engine::{Position, Variant};
+use kage_train::config::FilterConfig;
+use kage_train::files::{FileDataset, sample_from_record};
+use kage_train::{Dataset, RunOptions, TrainConfig};
+use std::path::Path;
+
+fn write_playouts(path: &Path, variant: &str, games: u64) -> Vec<PositionRecord> {
+    let v = Variant::by_name(variant).expect("variant");
+    let header =
+        FileHeader::new(RecordKind::Position, variant, "test playouts", "test", "kage-train tests")
+            .expect("header");
+    let mut w = Writer::<PositionRecord>::create(path, header).expect("writer");
+    let mut all = Vec::new();
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    for g in 0..games {
+        let mut pos = Position::startpos(v);
+        for ply in 0..40u16 {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let m = moves.as_slice()[(state % moves.len() as u64) as usize];
+            let score = ((state >> 20) % 600) as i16 - 300;
+            let winner = if g % 3 == 0 { None } else { Some(pos.side_to_move()) };
+            let rec = PositionRecord::from_position(&pos, score, winner, ply, Some(m), None)
+                .expect("record");
+            w.write(&rec).expect("write");
+            all.push(rec);
+            pos.play(m);
+        }
+    }
+    w.finish().expect("finish");
+    all
+}
+
+#[test]
+fn trains_on_position_files_with_engine_features() {
+    let dir = common::temp_dir("files");
+    let file = dir.join("minishogi.kdat");
+    let records = write_playouts(&file, "minishogi", 30);
+    let v = Variant::by_name("minishogi").expect("variant");
+
+    // The source decodes every record, in file order, with the engine's features.
+    let ds = FileDataset::new("minishogi", std::slice::from_ref(&file)).expect("dataset");
+    let mut src = ds.open().expect("open");
+    let mut n = 0;
+    while let Some(s) = src.next_sample().expect("sample") {
+        let pos = records[n].pos.to_position(v).expect("decodes");
+        let mut want = Vec::new();
+        features::active_features(&pos, pos.side_to_move(), &mut want);
+        assert_eq!(s.stm_features, want);
+        assert_eq!(s, sample_from_record(v, &records[n]).expect("decodes"));
+        n += 1;
+    }
+    assert_eq!(n, records.len());
+
+    let cfg = TrainConfig {
+        variant: "minishogi".into(),
+        data: vec![file.clone()],
+        ft_size: 16,
+        head_size: 8,
+        epochs: 2,
+        batch_size: 64,
+        shuffle_buffer: 256,
+        filter: FilterConfig { min_ply: 2, ..FilterConfig::default() },
+        ..TrainConfig::default()
+    };
+    let summary = kage_train::run(cfg, &dir.join("run"), RunOptions::default()).expect("trains");
+    assert!(summary.history[1].positions > 500);
+    let bytes = std::fs::read(&summary.net_path).expect("net");
+    let net =
+        Network::load_for(&bytes, "minishogi", features::FEATURE_SET_ID, features::num_features(v))
+            .expect("the engine accepts the net");
+    let start = Position::startpos(v);
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    features::active_features(&start, start.side_to_move(), &mut a);
+    features::active_features(&start, !start.side_to_move(), &mut b);
+    let cp = net.evaluate(&a, &b);
+    assert!(cp.abs() < 2000, "start position eval {cp}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
