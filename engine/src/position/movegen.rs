@@ -123,13 +123,11 @@ impl Position {
                 }
                 t |= v.leap_capture(us, k, from) & theirs;
                 t |= v.leap_quiet(us, k, from) & !occ;
-                if v.double_step_kinds & (1 << ki) != 0 {
-                    if let Some(ds) = v.double_step(us, k, from) {
-                        let mid = (from + ds) / 2;
-                        if occ & ((1u64 << mid) | (1u64 << ds)) == 0 {
-                            t |= 1u64 << ds;
-                        }
-                    }
+                if v.double_step_kinds & (1 << ki) != 0
+                    && let Some(ds) = v.double_step(us, k, from)
+                    && occ & ((1u64 << ((from + ds) / 2)) | (1u64 << ds)) == 0
+                {
+                    t |= 1u64 << ds;
                 }
                 t &= target;
                 if pinned & (1u64 << from) != 0 {
@@ -194,8 +192,8 @@ impl Position {
         if self.king_sq[us as usize] != geo.king_from {
             return;
         }
-        for side in 0..2 {
-            if self.castling & rights[side] == 0 {
+        for (side, right) in rights.into_iter().enumerate() {
+            if self.castling & right == 0 {
                 continue;
             }
             let rook_sq = geo.rook_from[side];

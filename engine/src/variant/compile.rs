@@ -366,15 +366,15 @@ impl Variant {
             steps_of.push(steps);
         }
         // Check promotion targets are used only by their own base.
-        for (i, k) in kinds.iter().enumerate() {
-            if let Some(t) = k.promotes_to {
-                if kinds[t.index()].letter != k.letter {
-                    return Err(SpecError::Inconsistent(format!(
-                        "'{}' promotes to '+{}': a promoted kind must carry its base letter",
-                        kinds[i].letter,
-                        kinds[t.index()].letter
-                    )));
-                }
+        for k in &kinds {
+            if let Some(t) = k.promotes_to
+                && kinds[t.index()].letter != k.letter
+            {
+                return Err(SpecError::Inconsistent(format!(
+                    "'{}' promotes to '+{}': a promoted kind must carry its base letter",
+                    k.letter,
+                    kinds[t.index()].letter
+                )));
             }
         }
         let royals: Vec<usize> = (0..kinds.len()).filter(|&i| kinds[i].royal).collect();
