@@ -168,6 +168,11 @@ pub fn loader(cfg: &BenchConfig, positions: u64) -> BenchResult {
         num_features: cfg.num_features,
         ..SyntheticConfig::default()
     }));
+    loader_on(cfg, data, positions)
+}
+
+/// Data loader alone on any data set whose pass holds `positions` positions.
+pub fn loader_on(cfg: &BenchConfig, data: Arc<dyn Dataset>, positions: u64) -> BenchResult {
     let lc = LoaderConfig {
         batch_size: cfg.batch_size,
         shuffle_buffer: 100_000,

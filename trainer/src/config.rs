@@ -92,6 +92,8 @@ pub struct TrainConfig {
     pub filter: FilterConfig,
     /// Worker threads (0 = all cores).
     pub threads: usize,
+    /// How position records become features (`fast` or `position`).
+    pub decode: crate::files::DecodeMode,
 }
 
 impl Default for TrainConfig {
@@ -122,6 +124,7 @@ impl Default for TrainConfig {
             val_max: 20_000,
             filter: FilterConfig::default(),
             threads: 0,
+            decode: crate::files::DecodeMode::Fast,
         }
     }
 }

@@ -49,6 +49,15 @@ struct BenchArgs {
     /// Worker threads (0 = all cores).
     #[arg(long, default_value_t = 0)]
     threads: usize,
+    /// Also time the loader on these training-position files (decode + engine features).
+    #[arg(long, num_args = 1..)]
+    data: Vec<PathBuf>,
+    /// Variant of --data.
+    #[arg(long, default_value = "minishogi")]
+    variant: String,
+    /// Decoding of --data records.
+    #[arg(long, value_enum, default_value = "fast")]
+    decode: kage_train::files::DecodeMode,
 }
 
 #[derive(Args, Debug, Default)]
@@ -126,6 +135,9 @@ struct TrainArgs {
     /// Worker threads (0 = all cores).
     #[arg(long)]
     threads: Option<usize>,
+    /// How records become features: fast (compact fields) or position (engine FEN parser).
+    #[arg(long, value_enum)]
+    decode: Option<kage_train::files::DecodeMode>,
     /// Hide progress bars.
     #[arg(long)]
     quiet: bool,
@@ -146,7 +158,7 @@ fn resolve_config(a: &TrainArgs) -> Result<TrainConfig> {
     };
     set!(cfg, a, variant, ft_size, head_size, epochs, batch_size, lr, lr_schedule, lr_min);
     set!(cfg, a, lr_step_epochs, lr_gamma, weight_decay, lambda, scale, seed, shuffle_buffer);
-    set!(cfg, a, val_fraction, val_max, threads);
+    set!(cfg, a, val_fraction, val_max, threads, decode);
     if !a.data.is_empty() {
         cfg.data = a.data.clone();
     }
@@ -263,6 +275,21 @@ fn run_bench(a: BenchArgs) -> Result<()> {
         println!(
             "loader (synthetic->filter->shuffle->batches): {:>10.0} pos/s read ({} batched)",
             r.pos_per_s, r.positions
+        );
+        ran = true;
+    }
+    if !a.data.is_empty() {
+        let space = kage_train::files::feature_space(&a.variant)?;
+        let data = kage_train::files::open_files(&space, &a.data, a.decode)?;
+        let mut n = 0u64;
+        let mut src = data.open()?;
+        while src.next_sample()?.is_some() {
+            n += 1;
+        }
+        let r = bench::loader_on(&BenchConfig { num_features: space.num_features, ..cfg }, data, n);
+        println!(
+            "loader on files ({} positions: decode, engine features, filter, shuffle, batches): {:>10.0} pos/s read ({} batched)",
+            n, r.pos_per_s, r.positions
         );
         ran = true;
     }

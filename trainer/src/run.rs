@@ -78,7 +78,7 @@ pub fn run_id(config_toml: &str) -> String {
 fn open_dataset(cfg: &TrainConfig, space: &FeatureSpace) -> Result<Arc<dyn Dataset>, TrainError> {
     match &cfg.synthetic {
         Some(s) => Ok(Arc::new(SyntheticDataset::new(s.clone()))),
-        None => crate::files::open_files(space, &cfg.data),
+        None => crate::files::open_files(space, &cfg.data, cfg.decode),
     }
 }
 
@@ -86,7 +86,7 @@ fn load_val_files(cfg: &TrainConfig, space: &FeatureSpace) -> Result<Vec<Sample>
     if cfg.val_data.is_empty() {
         return Ok(Vec::new());
     }
-    let ds = crate::files::open_files(space, &cfg.val_data)?;
+    let ds = crate::files::open_files(space, &cfg.val_data, cfg.decode)?;
     let mut src = ds.open()?;
     let mut out = Vec::new();
     while let Some(s) = src.next_sample()? {

@@ -6,7 +6,7 @@ use kage_data::{FileHeader, PositionRecord, RecordKind, Writer};
 use kage_engine::nnue::{Network, features};
 use kage_engine::{Position, Variant};
 use kage_train::config::FilterConfig;
-use kage_train::files::{FileDataset, sample_from_record};
+use kage_train::files::{DecodeMode, FileDataset, sample_from_record};
 use kage_train::{Dataset, RunOptions, TrainConfig};
 use std::path::Path;
 
@@ -50,7 +50,8 @@ fn trains_on_position_files_with_engine_features() {
     let v = Variant::by_name("minishogi").expect("variant");
 
     // The source decodes every record, in file order, with the engine's features.
-    let ds = FileDataset::new("minishogi", std::slice::from_ref(&file)).expect("dataset");
+    let ds = FileDataset::new("minishogi", std::slice::from_ref(&file), DecodeMode::Fast)
+        .expect("dataset");
     let mut src = ds.open().expect("open");
     let mut n = 0;
     while let Some(s) = src.next_sample().expect("sample") {
@@ -58,7 +59,7 @@ fn trains_on_position_files_with_engine_features() {
         let mut want = Vec::new();
         features::active_features(&pos, pos.side_to_move(), &mut want);
         assert_eq!(s.stm_features, want);
-        assert_eq!(s, sample_from_record(v, &records[n]).expect("decodes"));
+        assert_eq!(s, sample_from_record(v, &records[n], DecodeMode::Position).expect("decodes"));
         n += 1;
     }
     assert_eq!(n, records.len());
