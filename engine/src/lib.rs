@@ -1,11 +1,13 @@
 //! kage engine: rules of drop-and-promotion chess variants as data, positions, legal move
 //! generation, game-end rules, perft, search and evaluation.
 
+pub mod eval;
 pub mod game;
 pub mod nnue;
 pub mod perft;
 pub mod position;
 pub mod protocol;
+pub mod search;
 pub mod types;
 pub mod variant;
 

@@ -3,6 +3,7 @@
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use kage_engine::protocol::{rules, uci};
+use kage_engine::search::bench;
 use kage_engine::{Game, Position, Variant};
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -32,10 +33,21 @@ enum Command {
     Rules(PositionArgs),
     /// Check a variant spec file and print a summary.
     Check { file: PathBuf },
-    /// Benchmarks: `perft` (move generation speed per variant).
+    /// Benchmarks: `search` (default: fixed-depth search of a position set, nodes and
+    /// nodes/s per variant, node-count signature), `perft` (move generation speed), `match`
+    /// (depth d+2 against depth d in self-play; `--depth`, `--games`).
     Bench {
-        #[arg(default_value = "perft")]
+        #[arg(default_value = "search")]
         what: String,
+        /// Search depth (search: default per variant; match: the weaker side's depth).
+        #[arg(long)]
+        depth: Option<u32>,
+        /// Games per variant (match).
+        #[arg(long, default_value_t = 24)]
+        games: usize,
+        /// Only this variant.
+        #[arg(long)]
+        variant: Option<String>,
     },
 }
 
@@ -78,10 +90,10 @@ fn custom_variant(cli: &Cli) -> Result<Option<&'static Variant>> {
 }
 
 fn resolve(name: &str, custom: Option<&'static Variant>) -> Result<&'static Variant> {
-    if let Some(c) = custom {
-        if c.name == name || name == "shinobiplus" && c.id.is_none() {
-            return Ok(c);
-        }
+    if let Some(c) = custom
+        && (c.name == name || name == "shinobiplus" && c.id.is_none())
+    {
+        return Ok(c);
     }
     Ok(Variant::by_name(name)?)
 }
@@ -123,9 +135,11 @@ fn run(cli: Cli) -> Result<()> {
             );
             Ok(())
         }
-        Some(Command::Bench { what }) => match what.as_str() {
+        Some(Command::Bench { what, depth, games, variant }) => match what.as_str() {
             "perft" => bench_perft(),
-            other => bail!("unknown benchmark '{other}' (expected perft)"),
+            "search" => bench::search(depth, variant.as_deref()).map(|_| ()),
+            "match" => bench::play_match(depth.unwrap_or(2), games, variant.as_deref()),
+            other => bail!("unknown benchmark '{other}' (expected search, perft or match)"),
         },
     }
 }

@@ -3,8 +3,15 @@
 use crate::game::Game;
 use crate::perft;
 use crate::position::Position;
+use crate::search::Searcher;
+use crate::search::thread::{SearchThread, SharedOut, load_eval_file, parse_go};
 use crate::variant::{Variant, VariantId};
 use std::io::Write;
+
+/// Default transposition table size (MB).
+pub const DEFAULT_HASH_MB: usize = 16;
+/// Largest accepted `Hash` value (MB).
+pub const MAX_HASH_MB: usize = 65536;
 
 /// UCI session state.
 pub struct Uci {
@@ -13,11 +20,35 @@ pub struct Uci {
     custom: Option<&'static Variant>,
     game: Option<Game>,
     pub quit: bool,
+    search: SearchThread,
+    multipv: usize,
 }
 
 impl Uci {
     pub fn new(variant: &'static Variant, custom: Option<&'static Variant>) -> Uci {
-        Uci { variant, custom, game: None, quit: false }
+        Uci {
+            variant,
+            custom,
+            game: None,
+            quit: false,
+            search: SearchThread::new(Searcher::new(DEFAULT_HASH_MB)),
+            multipv: 1,
+        }
+    }
+
+    /// Where the search thread writes `info` and `bestmove` lines (stdout by default).
+    pub fn set_search_output(&mut self, out: SharedOut) {
+        self.search.set_output(out);
+    }
+
+    /// Waits until a running search has finished by itself (a `go infinite` search is stopped).
+    pub fn wait(&mut self) {
+        self.search.wait();
+    }
+
+    /// Whether a search is running.
+    pub fn searching(&self) -> bool {
+        self.search.running()
     }
 
     pub fn variant(&self) -> &'static Variant {
@@ -30,10 +61,10 @@ impl Uci {
 
     fn variant_names(&self) -> Vec<String> {
         let mut names: Vec<String> = VariantId::ALL.iter().map(|v| v.name().to_string()).collect();
-        if let Some(c) = self.custom {
-            if !names.contains(&c.name) {
-                names.push(c.name.clone());
-            }
+        if let Some(c) = self.custom
+            && !names.contains(&c.name)
+        {
+            names.push(c.name.clone());
         }
         names
     }
@@ -56,13 +87,52 @@ impl Uci {
                     self.variant.name,
                     vars.join(" ")
                 )?;
+                writeln!(
+                    out,
+                    "option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"
+                )?;
+                writeln!(out, "option name MultiPV type spin default 1 min 1 max 500")?;
+                writeln!(out, "option name EvalFile type string default <empty>")?;
                 writeln!(out, "uciok")?;
             }
             "isready" => writeln!(out, "readyok")?,
-            "quit" => self.quit = true,
-            "ucinewgame" => self.game = None,
-            "setoption" => self.setoption(&rest, out)?,
-            "position" => self.position(&rest, out)?,
+            "quit" => {
+                self.search.stop();
+                self.quit = true;
+            }
+            "stop" => self.search.stop(),
+            "ucinewgame" => {
+                self.search.stop();
+                self.game = None;
+                self.search.with_searcher(|s| s.clear());
+            }
+            "setoption" => {
+                self.search.stop();
+                self.setoption(&rest, out)?;
+            }
+            "position" => {
+                self.search.stop();
+                self.position(&rest, out)?;
+            }
+            "go" if rest.first() != Some(&"perft") => {
+                self.search.stop();
+                let limits = match parse_go(&rest, self.multipv) {
+                    Ok(l) => l,
+                    Err(e) => return writeln!(out, "info string error {e}").map(|_| true),
+                };
+                let game = match &self.game {
+                    Some(g) => g.clone(),
+                    None => {
+                        writeln!(
+                            out,
+                            "info string error go before position: searching the start position"
+                        )?;
+                        Game::startpos(self.variant)
+                    }
+                };
+                out.flush()?;
+                self.search.start(game, limits);
+            }
             "d" => match &self.game {
                 Some(g) => {
                     write!(out, "{}", g.position().diagram())?;
@@ -119,6 +189,29 @@ impl Uci {
                 }
                 None => writeln!(out, "info string error unknown variant '{value}'")?,
             }
+        } else if name.eq_ignore_ascii_case("Hash") {
+            match value.parse::<usize>() {
+                Ok(mb) if (1..=MAX_HASH_MB).contains(&mb) => {
+                    self.search.with_searcher(|s| s.resize(mb));
+                }
+                _ => writeln!(out, "info string error Hash must be 1..={MAX_HASH_MB} (MB)")?,
+            }
+        } else if name.eq_ignore_ascii_case("MultiPV") {
+            match value.parse::<usize>() {
+                Ok(k) if (1..=500).contains(&k) => self.multipv = k,
+                _ => writeln!(out, "info string error MultiPV must be 1..=500")?,
+            }
+        } else if name.eq_ignore_ascii_case("EvalFile") {
+            match load_eval_file(value, self.variant) {
+                Ok(ev) => {
+                    let desc = ev.describe();
+                    self.search.with_searcher(|s| s.set_evaluator(ev));
+                    writeln!(out, "info string evaluation: {desc}")?;
+                }
+                Err(e) => writeln!(out, "info string error EvalFile: {e}")?,
+            }
+        } else {
+            writeln!(out, "info string error unknown option '{name}'")?;
         }
         Ok(())
     }

@@ -1,0 +1,144 @@
+//! The hand-crafted evaluation: material on board and in hand, piece-square terms
+//! (advancement, centrality, king placement and campmate approach) and king safety.
+//! Tables are built once per variant; evaluation is a loop over the occupied squares.
+
+use super::params::EvalParams;
+use crate::position::Position;
+use crate::types::{Bitboard, Color, MAX_KINDS, MAX_SQUARES, bits};
+use crate::variant::Variant;
+
+/// Precomputed evaluation tables for one variant.
+pub struct Hce {
+    variant: &'static Variant,
+    /// Material + piece-square value per (color, kind, square), White's point of view.
+    psq: Vec<[i32; MAX_SQUARES]>,
+    /// Hand value per (color, kind), White's point of view.
+    hand: [[i32; MAX_KINDS]; 2],
+    /// Squares within two king steps / one king step.
+    zone: [Bitboard; MAX_SQUARES],
+    ring: [Bitboard; MAX_SQUARES],
+    /// Campmate approach bonus per (color, king square), before safety scaling.
+    flag: [[i32; MAX_SQUARES]; 2],
+    tempo: i32,
+    attacker: i32,
+    hand_danger: i32,
+    defender: i32,
+    divisor: i32,
+}
+
+impl Hce {
+    /// Tables for `variant` with its built-in parameters.
+    pub fn new(variant: &'static Variant) -> Hce {
+        Hce::with_params(variant, &EvalParams::for_variant(&variant.name))
+    }
+
+    pub fn variant(&self) -> &'static Variant {
+        self.variant
+    }
+
+    pub fn with_params(variant: &'static Variant, p: &EvalParams) -> Hce {
+        let (w, h) = (variant.width as i32, variant.height as i32);
+        let n = variant.num_squares as usize;
+        let nk = variant.num_kinds();
+        let mut psq = vec![[0; MAX_SQUARES]; 2 * nk];
+        let mut hand = [[0; MAX_KINDS]; 2];
+        let mut flag = [[0; MAX_SQUARES]; 2];
+        for (ki, info) in variant.kinds.iter().enumerate() {
+            let sym = info.symbol();
+            let adv = if info.royal { Some(&p.king.advance) } else { p.advance.get(&sym) };
+            let center = p.center.get(&sym).copied().unwrap_or(0);
+            for c in Color::ALL {
+                let sign = if c == Color::White { 1 } else { -1 };
+                hand[c as usize][ki] = sign * info.hand_value;
+                let table = &mut psq[c as usize * nk + ki];
+                for (sq, slot) in table.iter_mut().enumerate().take(n) {
+                    let (file, rank) = (sq as i32 % w, sq as i32 / w);
+                    let rel = if c == Color::White { rank } else { h - 1 - rank };
+                    let adv_v = adv.and_then(|a| a.get(rel as usize)).copied().unwrap_or(0);
+                    let cen = file.min(w - 1 - file) + rank.min(h - 1 - rank);
+                    let val = if info.royal { 0 } else { info.value };
+                    *slot = sign * (val + adv_v + center * cen);
+                }
+            }
+        }
+        let mut zone = [0; MAX_SQUARES];
+        let mut ring = [0; MAX_SQUARES];
+        for s in 0..n {
+            let (sf, sr) = (s as i32 % w, s as i32 / w);
+            for t in 0..n {
+                let (tf, tr) = (t as i32 % w, t as i32 / w);
+                let d = (sf - tf).abs().max((sr - tr).abs());
+                if (1..=2).contains(&d) {
+                    zone[s] |= 1 << t;
+                }
+                if d == 1 {
+                    ring[s] |= 1 << t;
+                }
+            }
+        }
+        for c in Color::ALL {
+            let fz = variant.flag_zone[c];
+            if fz == 0 {
+                continue;
+            }
+            for (s, f) in flag[c as usize].iter_mut().enumerate().take(n) {
+                let r = s as i32 / w;
+                let dist = bits(fz).map(|t| (t as i32 / w - r).abs()).min().unwrap_or(0);
+                *f = p.king.flag.get(dist as usize).copied().unwrap_or(0);
+            }
+        }
+        Hce {
+            variant,
+            psq,
+            hand,
+            zone,
+            ring,
+            flag,
+            tempo: p.tempo,
+            attacker: p.king_safety.attacker,
+            hand_danger: p.king_safety.hand,
+            defender: p.king_safety.defender,
+            divisor: p.king_safety.divisor.max(1),
+        }
+    }
+
+    /// Static evaluation in centipawns from the side to move's point of view.
+    #[inline]
+    pub fn evaluate(&self, pos: &Position) -> i32 {
+        let v = self.variant;
+        let nk = v.num_kinds();
+        let mut score = 0;
+        for sq in bits(pos.occupied()) {
+            if let Some(p) = pos.piece_on(sq) {
+                score += self.psq[p.color as usize * nk + p.kind.index()][sq as usize];
+            }
+        }
+        let mut in_hand = [0i32; 2];
+        for &k in &v.hand_kinds {
+            for c in Color::ALL {
+                let cnt = pos.hand(c, k) as i32;
+                score += cnt * self.hand[c as usize][k.index()];
+                in_hand[c as usize] += cnt;
+            }
+        }
+        for c in Color::ALL {
+            let ksq = pos.king_square(c);
+            if ksq as usize >= MAX_SQUARES {
+                continue;
+            }
+            let them = !c;
+            let attackers = (self.zone[ksq as usize] & pos.pieces_of(them)).count_ones() as i32;
+            let defenders = (self.ring[ksq as usize] & pos.pieces_of(c)).count_ones() as i32;
+            let danger = (self.attacker * attackers + self.hand_danger * in_hand[them as usize]
+                - self.defender * defenders)
+                .max(0);
+            let penalty = danger * danger / self.divisor;
+            let flag = self.flag[c as usize][ksq as usize];
+            let flag = if flag != 0 { flag * 4 / (4 + attackers) } else { 0 };
+            let s = flag - penalty;
+            score += if c == Color::White { s } else { -s };
+        }
+        let stm = pos.side_to_move();
+        (if stm == Color::White { score } else { -score }) + self.tempo
+    }
+}

@@ -1,0 +1,71 @@
+//! Evaluation parameters as data: one TOML file per built-in variant in `params/`, next to the
+//! variant specs; material values come from the spec itself (`KindInfo::value`/`hand_value`).
+
+use serde::Deserialize;
+use std::collections::HashMap;
+
+/// Parameters of the hand-crafted evaluation for one variant (see `params/shinobiplus.toml`).
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct EvalParams {
+    /// Bonus for the side to move.
+    #[serde(default)]
+    pub tempo: i32,
+    /// Advancement bonus by relative rank, keyed by piece symbol (`P`, `+P`, ...).
+    #[serde(default)]
+    pub advance: HashMap<String, Vec<i32>>,
+    /// Centrality bonus per step towards the centre, keyed by piece symbol.
+    #[serde(default)]
+    pub center: HashMap<String, i32>,
+    #[serde(default)]
+    pub king: KingParams,
+    #[serde(default)]
+    pub king_safety: SafetyParams,
+}
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct KingParams {
+    /// King placement by relative rank.
+    #[serde(default)]
+    pub advance: Vec<i32>,
+    /// Bonus by rank distance to the campmate ranks, scaled down by danger near the king.
+    #[serde(default)]
+    pub flag: Vec<i32>,
+}
+
+/// `danger = attacker * enemies within two squares + hand * enemy hand pieces
+/// - defender * own pieces next to the king`; penalty `danger^2 / divisor`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SafetyParams {
+    pub attacker: i32,
+    pub hand: i32,
+    pub defender: i32,
+    pub divisor: i32,
+}
+
+impl Default for SafetyParams {
+    fn default() -> Self {
+        SafetyParams { attacker: 12, hand: 6, defender: 8, divisor: 40 }
+    }
+}
+
+impl EvalParams {
+    /// Parses parameter TOML text.
+    pub fn parse(text: &str) -> Result<EvalParams, String> {
+        toml::from_str(text).map_err(|e| e.to_string())
+    }
+
+    /// Built-in parameters by variant name; defaults for variants without a file.
+    pub fn for_variant(name: &str) -> EvalParams {
+        let text = match name {
+            "shinobiplus" => include_str!("params/shinobiplus.toml"),
+            "shinobi" => include_str!("params/shinobi.toml"),
+            "gorogoroplus" => include_str!("params/gorogoroplus.toml"),
+            "minishogi" => include_str!("params/minishogi.toml"),
+            _ => return EvalParams::default(),
+        };
+        EvalParams::parse(text).expect("built-in evaluation parameters parse")
+    }
+}

@@ -1,0 +1,174 @@
+//! Search: iterative deepening PVS with aspiration windows, quiescence, a transposition
+//! table, null-move pruning, late-move reductions and check extensions, scoring every
+//! game end (checkmate, campmate, stalemate, repetition, perpetual check, pawn-drop mate,
+//! move rule) exactly as the rules decide.
+//!
+//! One [`Searcher`] per thread; a fixed-depth or fixed-node search is deterministic.
+
+pub mod bench;
+mod node;
+mod ordering;
+mod root;
+mod rules;
+pub mod tactical;
+pub mod thread;
+mod time;
+pub mod tt;
+
+use crate::eval::{Evaluator, Hce};
+use crate::game::Game;
+use crate::types::Move;
+use ordering::Ordering;
+use std::sync::atomic::AtomicBool;
+use tt::Tt;
+
+/// Score of a mate at the root; a mate in `n` plies scores `MATE - n`.
+pub const MATE: i32 = 32000;
+/// Scores at least this large (in absolute value) are mates.
+pub const MATE_BOUND: i32 = MATE - 1000;
+/// Larger than any score.
+pub const INFINITE: i32 = MATE + 1;
+
+/// What to search for how long. `Limits::default()` searches until `stop` (up to the
+/// maximum depth); a `multipv` of 0 is taken as 1.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub depth: Option<u32>,
+    pub nodes: Option<u64>,
+    pub movetime_ms: Option<u64>,
+    pub wtime: Option<u64>,
+    pub btime: Option<u64>,
+    pub winc: Option<u64>,
+    pub binc: Option<u64>,
+    pub movestogo: Option<u32>,
+    pub infinite: bool,
+    pub multipv: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            depth: None,
+            nodes: None,
+            movetime_ms: None,
+            wtime: None,
+            btime: None,
+            winc: None,
+            binc: None,
+            movestogo: None,
+            infinite: false,
+            multipv: 1,
+        }
+    }
+}
+
+impl Limits {
+    /// A fixed-depth search.
+    pub fn depth(d: u32) -> Limits {
+        Limits { depth: Some(d), ..Limits::default() }
+    }
+
+    /// A fixed-node search.
+    pub fn nodes(n: u64) -> Limits {
+        Limits { nodes: Some(n), ..Limits::default() }
+    }
+}
+
+/// Progress after each completed iteration, one per MultiPV line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchInfo {
+    pub depth: u32,
+    pub seldepth: u32,
+    /// 1-based line number.
+    pub multipv: usize,
+    /// Centipawns from the side to move; mates as `±(MATE - plies)`.
+    pub score: i32,
+    pub nodes: u64,
+    pub nps: u64,
+    pub time_ms: u64,
+    pub pv: Vec<Move>,
+}
+
+/// The answer of a search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchResult {
+    /// `Move::NULL` exactly when the position has no legal move.
+    pub best_move: Move,
+    /// Centipawns from the side to move; mates as `±(MATE - plies)`.
+    pub score: i32,
+    pub depth: u32,
+    pub seldepth: u32,
+    pub nodes: u64,
+    pub pv: Vec<Move>,
+    /// MultiPV lines `(score, pv)`, best first.
+    pub lines: Vec<(i32, Vec<Move>)>,
+}
+
+/// Whether a score is a mate score, and the mate distance in moves for UCI (`score mate n`).
+pub fn mate_in_moves(score: i32) -> Option<i32> {
+    if score >= MATE_BOUND {
+        Some((MATE - score + 1) / 2)
+    } else if score <= -MATE_BOUND {
+        Some(-(MATE + score) / 2)
+    } else {
+        None
+    }
+}
+
+/// A single-threaded searcher: transposition table, history and evaluator.
+pub struct Searcher {
+    tt: Tt,
+    ordering: Box<Ordering>,
+    evaluator: Evaluator,
+    hce: Option<Hce>,
+}
+
+impl Searcher {
+    /// A searcher with a transposition table of about `hash_mb` megabytes.
+    pub fn new(hash_mb: usize) -> Searcher {
+        Searcher {
+            tt: Tt::new(hash_mb),
+            ordering: Box::new(Ordering::new()),
+            evaluator: Evaluator::default(),
+            hce: None,
+        }
+    }
+
+    /// Forgets everything learnt (transposition table, history, killers).
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        self.ordering.clear();
+    }
+
+    /// Resizes the transposition table (clearing it).
+    pub fn resize(&mut self, hash_mb: usize) {
+        self.tt = Tt::new(hash_mb);
+    }
+
+    pub fn set_evaluator(&mut self, evaluator: Evaluator) {
+        self.evaluator = evaluator;
+    }
+
+    pub fn evaluator(&self) -> &Evaluator {
+        &self.evaluator
+    }
+
+    /// Searches the current position of `game` within `limits`, until `stop` is set, calling
+    /// `on_info` after every completed iteration.
+    pub fn search(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        stop: &AtomicBool,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> SearchResult {
+        let v = game.variant();
+        if !self.hce.as_ref().is_some_and(|h| std::ptr::eq(h.variant(), v)) {
+            self.hce = Some(Hce::new(v));
+        }
+        let hce = self.hce.as_ref().expect("evaluation tables built above");
+        self.tt.new_search();
+        let mut ctx = node::Ctx::new(&mut self.tt, &mut self.ordering, hce, stop, game, limits);
+        root::iterate(&mut ctx, game, limits, on_info)
+    }
+}

@@ -1,0 +1,139 @@
+//! `kage bench search` (fixed-depth searches of a fixed position set, nodes and nodes/s per
+//! variant, node-count signature) and `kage bench match` (depth d+2 against depth d).
+
+use super::{Limits, Searcher};
+use crate::game::Game;
+use crate::position::Position;
+use crate::types::Color;
+use crate::variant::{Variant, VariantId};
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+/// Start positions plus middlegame positions taken from the FSF perft references.
+pub const POSITIONS: &[(&str, &str)] = &[
+    ("shinobiplus", "startpos"),
+    ("shinobiplus", "r3k3/1p1q2br/3ppp2/2p4p/p4P2/HP3PPP/M1PP4/L2K4[] b q - 0 19"),
+    ("shinobiplus", "rnbqk2r/3p2p1/3b3p/1p2pp2/p1PpH1n1/1M4PJ/PP2PP1P/DLFK3C[] b kq - 3 13"),
+    ("shinobiplus", "rnbqk2r/p1ppb3/5ppp/3n4/1p6/P1C1LHDP/1PPPPPP1/3MK3[F] b kq - 0 9"),
+    ("shinobi", "startpos"),
+    ("shinobi", "2bk1b1r/p4p2/3pp2p/3P2n1/1P4Pp/3M4/P1P1PP1P/LH1CKHHL[] b - g3 0 18"),
+    ("shinobi", "rn2q1nr/p2pp1bp/bppJ1kp1/5p2/2LH4/M1P2MD1/PP1PPPPP/LH1CK1HL[] b - - 4 10"),
+    ("shinobi", "rn1bk2r/p2q1p1p/3p2p1/1pp1p2D/1P2bL2/P1HHP1MJ/2PPMPPP/L2CK1HL[] b kq - 2 13"),
+    ("gorogoroplus", "startpos"),
+    ("gorogoroplus", "g1k1s/2g2/spplK/1Pn1N/3G1/+l2GS[Ppps] b - - 3 13"),
+    ("gorogoroplus", "2ggs/slk2/1P2S/pKp2/SG1p1/N2GN[Plp] b - - 1 11"),
+    ("gorogoroplus", "sk2s/g1g1L/3pn/SppPl/N1GGS/2K2[pp] b - - 2 9"),
+    ("minishogi", "startpos"),
+    ("minishogi", "p2Bk/1G1s1/1G2p/1S2b/KR2R[] w - - 1 8"),
+    ("minishogi", "3k1/bb2p/1SG1s/K1g2/R+p2R[] w - - 0 19"),
+    ("minishogi", "1G2k/bP2B/r4/P1sS1/KG2R[] w - - 7 13"),
+];
+
+/// Default bench depth per variant.
+pub fn default_depth(name: &str) -> u32 {
+    match name {
+        "shinobiplus" | "shinobi" => 9,
+        "gorogoroplus" => 11,
+        _ => 13,
+    }
+}
+
+fn position(v: &'static Variant, fen: &str) -> Position {
+    if fen == "startpos" {
+        Position::startpos(v)
+    } else {
+        Position::from_fen(v, fen).expect("bench FENs are valid")
+    }
+}
+
+/// Runs the search bench and prints a table; returns the total node count (the signature).
+pub fn search(depth: Option<u32>, only: Option<&str>) -> anyhow::Result<u64> {
+    println!(
+        "{:<14} {:>5} {:>12} {:>9} {:>10}",
+        "variant", "depth", "nodes", "seconds", "knodes/s"
+    );
+    let mut total = 0u64;
+    let (mut all_nodes, mut all_time) = (0u64, 0f64);
+    for id in VariantId::ALL {
+        let name = id.name();
+        if only.is_some_and(|o| o != name) {
+            continue;
+        }
+        let v = Variant::builtin(id);
+        let d = depth.unwrap_or_else(|| default_depth(name));
+        let mut nodes = 0u64;
+        let t = Instant::now();
+        for &(_, fen) in POSITIONS.iter().filter(|(n, _)| *n == name) {
+            let mut s = Searcher::new(16);
+            let game = Game::new(position(v, fen));
+            let stop = AtomicBool::new(false);
+            let r = s.search(&game, &Limits::depth(d), &stop, &mut |_| {});
+            nodes += r.nodes;
+        }
+        let secs = t.elapsed().as_secs_f64();
+        println!(
+            "{name:<14} {d:>5} {nodes:>12} {secs:>9.3} {:>10.0}",
+            nodes as f64 / secs.max(1e-9) / 1e3
+        );
+        total += nodes;
+        all_nodes += nodes;
+        all_time += secs;
+    }
+    println!(
+        "total nodes {all_nodes}, {:.0} knodes/s\nsignature {total}",
+        all_nodes as f64 / all_time.max(1e-9) / 1e3
+    );
+    Ok(total)
+}
+
+/// Self-play match: depth `d + 2` against depth `d`, colours alternating; prints the score of
+/// the deeper side per variant.
+pub fn play_match(d: u32, games: usize, only: Option<&str>) -> anyhow::Result<()> {
+    for id in VariantId::ALL {
+        let name = id.name();
+        if only.is_some_and(|o| o != name) {
+            continue;
+        }
+        let v = Variant::builtin(id);
+        let (mut w, mut l, mut dr) = (0, 0, 0);
+        for g in 0..games {
+            let deep_white = g % 2 == 0;
+            let mut game = Game::startpos(v);
+            // Vary the openings: a different first move per game pair.
+            let first = Position::startpos(v).legal_moves();
+            let idx = (g / 2 * 7) % first.len();
+            game.play(first.as_slice()[idx]);
+            let mut deep = Searcher::new(16);
+            let mut shallow = Searcher::new(16);
+            let stop = AtomicBool::new(false);
+            let outcome = loop {
+                if let Some(o) = game.outcome() {
+                    break Some(o);
+                }
+                if game.ply() > 400 {
+                    break None;
+                }
+                let white = game.position().side_to_move() == Color::White;
+                let (s, depth) =
+                    if white == deep_white { (&mut deep, d + 2) } else { (&mut shallow, d) };
+                let r = s.search(&game, &Limits::depth(depth), &stop, &mut |_| {});
+                if r.best_move.is_null() {
+                    break game.outcome();
+                }
+                game.play(r.best_move);
+            };
+            let deep_color = if deep_white { Color::White } else { Color::Black };
+            match outcome.map_or(0, |o| o.score_for(deep_color)) {
+                1 => w += 1,
+                -1 => l += 1,
+                _ => dr += 1,
+            }
+        }
+        let pct = (w as f64 + dr as f64 / 2.0) / games.max(1) as f64 * 100.0;
+        println!(
+            "{name:<14} depth {} vs {d}: +{w} -{l} ={dr} ({pct:.1}% for the deeper side)",
+            d + 2
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,524 @@
+//! The recursive search: principal variation search with pruning, and quiescence.
+
+use super::ordering::{MAX_PLY, Ordering, SCORE_KILLER, pick};
+use super::rules::{outcome_score, tree_repetition_draw};
+use super::tactical::{campmate_in_one, tactical_moves};
+use super::tt::{Bound, Tt};
+use super::{INFINITE, Limits, MATE, MATE_BOUND};
+use crate::eval::Hce;
+use crate::game::{Game, HistoryEntry, repetition_outcome, terminal_outcome};
+use crate::position::Position;
+use crate::types::{Move, MoveList, bits};
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+use std::time::Instant;
+
+/// Deepest quiescence check-evasion chain before falling back to the static evaluation.
+const QS_CHECK_LIMIT: usize = 6;
+const REP_FILTER: usize = 4096;
+
+/// Per-ply scratch buffers.
+pub struct Frame {
+    pub list: MoveList,
+    pub scores: Vec<i32>,
+    pub tactical: Vec<Move>,
+    pub quiets: Vec<Move>,
+}
+
+/// Everything one search needs: tables, limits, counters, the history of the game plus the
+/// search path, and the principal variation table.
+pub struct Ctx<'a> {
+    pub tt: &'a mut Tt,
+    pub ord: &'a mut Ordering,
+    pub hce: &'a Hce,
+    stop: &'a AtomicBool,
+    pub start: Instant,
+    node_limit: u64,
+    pub hard_ms: Option<u64>,
+    pub nodes: u64,
+    pub seldepth: usize,
+    pub aborted: bool,
+    hist: Vec<HistoryEntry>,
+    rep_filter: Vec<u8>,
+    /// Repetition scans never look below this history index (set after a null move).
+    floor: usize,
+    /// History index of the root position.
+    pub root_index: usize,
+    pub root_depth: i32,
+    pv: Vec<[Move; MAX_PLY + 1]>,
+    pv_len: [usize; MAX_PLY + 2],
+    frames: Vec<Option<Box<Frame>>>,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(
+        tt: &'a mut Tt,
+        ord: &'a mut Ordering,
+        hce: &'a Hce,
+        stop: &'a AtomicBool,
+        game: &Game,
+        limits: &Limits,
+    ) -> Ctx<'a> {
+        let hist = game.history().to_vec();
+        let mut rep_filter = vec![0u8; REP_FILTER];
+        for e in &hist {
+            let s = &mut rep_filter[e.key as usize % REP_FILTER];
+            *s = s.saturating_add(1);
+        }
+        let frames = (0..MAX_PLY + 2)
+            .map(|_| {
+                Some(Box::new(Frame {
+                    list: MoveList::new(),
+                    scores: Vec::with_capacity(256),
+                    tactical: Vec::with_capacity(64),
+                    quiets: Vec::with_capacity(64),
+                }))
+            })
+            .collect();
+        Ctx {
+            tt,
+            ord,
+            hce,
+            stop,
+            start: Instant::now(),
+            node_limit: limits.nodes.unwrap_or(u64::MAX),
+            hard_ms: None,
+            nodes: 0,
+            seldepth: 0,
+            aborted: false,
+            root_index: hist.len() - 1,
+            hist,
+            rep_filter,
+            floor: 0,
+            root_depth: 1,
+            pv: vec![[Move::NULL; MAX_PLY + 1]; MAX_PLY + 2],
+            pv_len: [0; MAX_PLY + 2],
+            frames,
+        }
+    }
+
+    pub fn elapsed_ms(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64
+    }
+
+    /// The principal variation found at `ply` by the last search of that node.
+    pub fn pv_at(&self, ply: usize) -> &[Move] {
+        &self.pv[ply][..self.pv_len[ply]]
+    }
+
+    #[inline]
+    fn check_abort(&mut self) -> bool {
+        if self.aborted {
+            return true;
+        }
+        let poll = self.nodes & 511 == 0;
+        if self.nodes >= self.node_limit
+            || poll
+                && (self.stop.load(AtomicOrdering::Relaxed)
+                    || self.hard_ms.is_some_and(|h| self.elapsed_ms() >= h))
+        {
+            self.aborted = true;
+        }
+        self.aborted
+    }
+
+    /// Stop requested from outside (checked also between iterations).
+    pub fn stop_requested(&self) -> bool {
+        self.stop.load(AtomicOrdering::Relaxed)
+    }
+
+    #[inline]
+    pub fn push(&mut self, pos: &Position) {
+        let e = HistoryEntry { key: pos.key(), in_check: pos.in_check() };
+        let s = &mut self.rep_filter[e.key as usize % REP_FILTER];
+        *s = s.saturating_add(1);
+        self.hist.push(e);
+    }
+
+    #[inline]
+    pub fn pop(&mut self) {
+        if let Some(e) = self.hist.pop() {
+            let s = &mut self.rep_filter[e.key as usize % REP_FILTER];
+            *s = s.saturating_sub(1);
+        }
+    }
+
+    #[inline]
+    fn evaluate(&self, pos: &Position) -> i32 {
+        self.hce.evaluate(pos)
+    }
+
+    #[inline]
+    fn take_frame(&mut self, ply: usize) -> Box<Frame> {
+        self.frames[ply].take().expect("frame in use only once per ply")
+    }
+
+    #[inline]
+    fn put_frame(&mut self, ply: usize, f: Box<Frame>) {
+        self.frames[ply] = Some(f);
+    }
+
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        let child_len = self.pv_len[ply + 1].min(MAX_PLY - 1);
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        head[ply][0] = m;
+        head[ply][1..=child_len].copy_from_slice(&tail[0][..child_len]);
+        self.pv_len[ply] = child_len + 1;
+    }
+
+    /// Rule-based end of the game at a non-root node (already in the history): campmate
+    /// reached, move rule, repetition. Returns the score when the game is over.
+    #[inline]
+    fn rule_end(&mut self, pos: &Position, ply: usize) -> Option<i32> {
+        if pos.flag_reached() {
+            return Some(-(MATE - ply as i32));
+        }
+        let v = pos.variant();
+        let hm = pos.halfmove_clock();
+        if v.move_rule_plies > 0 && hm >= v.move_rule_plies {
+            if !pos.in_check() || pos.count_legal() > 0 {
+                return Some(0);
+            }
+            return None;
+        }
+        let key = pos.key();
+        if self.rep_filter[key as usize % REP_FILTER] >= 2 {
+            let h = &self.hist[self.floor..];
+            if let Some(o) = repetition_outcome(v, h, hm, pos.side_to_move()) {
+                return Some(outcome_score(o, pos.side_to_move(), ply));
+            }
+            let root = self.root_index.max(self.floor) - self.floor;
+            if tree_repetition_draw(v, h, root, hm) {
+                return Some(0);
+            }
+        }
+        None
+    }
+
+    /// Score when the side to move has no legal move.
+    fn no_moves_score(pos: &Position, last: Move, ply: usize) -> i32 {
+        let last = (!last.is_null()).then_some(last);
+        outcome_score(terminal_outcome(pos, last, true), pos.side_to_move(), ply)
+    }
+
+    /// Principal variation search of a non-root node.
+    #[allow(clippy::too_many_arguments)]
+    pub fn search(
+        &mut self,
+        pos: &Position,
+        depth: i32,
+        mut alpha: i32,
+        mut beta: i32,
+        ply: usize,
+        last: Move,
+        cut_null: bool,
+    ) -> i32 {
+        let pv_node = beta - alpha > 1;
+        self.pv_len[ply] = 0;
+        if let Some(s) = self.rule_end(pos, ply) {
+            return s;
+        }
+        if depth <= 0 {
+            return self.qsearch(pos, alpha, beta, ply, last, 0);
+        }
+        self.nodes += 1;
+        if self.check_abort() {
+            return 0;
+        }
+        if ply >= MAX_PLY - 1 {
+            return self.evaluate(pos);
+        }
+        // Mate distance pruning.
+        alpha = alpha.max(-(MATE - ply as i32));
+        beta = beta.min(MATE - ply as i32 - 1);
+        if alpha >= beta {
+            return alpha;
+        }
+        if campmate_in_one(pos) {
+            return MATE - ply as i32 - 1;
+        }
+        let key = pos.key();
+        let in_check = pos.in_check();
+        let hit = self.tt.probe(key, ply);
+        let tt_move = hit.map_or(Move::NULL, |h| h.mv);
+        if let Some(h) = hit
+            && !pv_node
+            && h.depth >= depth
+            && match h.bound {
+                Bound::Exact => true,
+                Bound::Lower => h.score >= beta,
+                Bound::Upper => h.score <= alpha,
+                Bound::None => false,
+            }
+        {
+            return h.score;
+        }
+        let eval = if in_check {
+            -INFINITE
+        } else if let Some(h) = hit {
+            h.eval
+        } else {
+            self.evaluate(pos)
+        };
+
+        if !pv_node && !in_check && beta.abs() < MATE_BOUND {
+            // Reverse futility pruning.
+            if depth <= 6 && eval - 110 * depth >= beta {
+                return eval;
+            }
+            // Null-move pruning.
+            if !cut_null && depth >= 3 && eval >= beta && has_pieces(pos) {
+                let r = 3 + depth / 4 + ((eval - beta) / 200).min(2);
+                let mut child = pos.clone();
+                child.play_null();
+                self.push(&child);
+                let saved_floor = self.floor;
+                self.floor = self.hist.len() - 1;
+                let s = -self.search(
+                    &child,
+                    depth - 1 - r,
+                    -beta,
+                    -beta + 1,
+                    ply + 1,
+                    Move::NULL,
+                    true,
+                );
+                self.floor = saved_floor;
+                self.pop();
+                if self.aborted {
+                    return 0;
+                }
+                if s >= beta {
+                    return if s >= MATE_BOUND { beta } else { s };
+                }
+            }
+        }
+
+        let mut f = self.take_frame(ply);
+        f.list.clear();
+        pos.generate(&mut f.list);
+        let n = f.list.len();
+        if n == 0 {
+            self.put_frame(ply, f);
+            return Self::no_moves_score(pos, last, ply);
+        }
+        f.scores.clear();
+        for &m in f.list.as_slice() {
+            f.scores.push(self.ord.score(pos, m, tt_move, ply));
+        }
+        f.quiets.clear();
+        let stm = pos.side_to_move();
+        let mut best = -INFINITE;
+        let mut best_move = Move::NULL;
+        let mut searched = 0usize;
+        let old_alpha = alpha;
+        for i in 0..n {
+            let m = pick(&mut f.list.as_mut_slice()[..n], &mut f.scores[..n], i);
+            let tactical = pos.captured(m).is_some() || m.is_promotion();
+            let quiet = !tactical;
+            let mut child = pos.clone();
+            child.play(m);
+            let gives_check = child.in_check();
+            if quiet && !pv_node && !in_check && !gives_check && best > -MATE_BOUND && searched > 0
+            {
+                // Late-move pruning and futility pruning of quiet moves.
+                if depth <= 5 && searched >= (4 + 3 * depth * depth) as usize {
+                    continue;
+                }
+                if depth <= 4 && eval + 120 + 100 * depth <= alpha {
+                    continue;
+                }
+            }
+            let ext = i32::from(gives_check && (ply as i32) < 2 * self.root_depth);
+            let new_depth = depth - 1 + ext;
+            self.push(&child);
+            let score = if searched == 0 {
+                -self.search(&child, new_depth, -beta, -alpha, ply + 1, m, false)
+            } else {
+                let mut r = 0;
+                if depth >= 3 && quiet && !in_check && ext == 0 && searched >= 2 + pv_node as usize
+                {
+                    r = self.ord.lmr(depth, searched);
+                    r -= pv_node as i32;
+                    if f.scores[i] >= SCORE_KILLER - 1 {
+                        r -= 1;
+                    } else if f.scores[i] < -2000 {
+                        r += 1;
+                    }
+                    r = r.clamp(0, new_depth - 1);
+                }
+                let mut s =
+                    -self.search(&child, new_depth - r, -alpha - 1, -alpha, ply + 1, m, false);
+                if s > alpha && r > 0 {
+                    s = -self.search(&child, new_depth, -alpha - 1, -alpha, ply + 1, m, false);
+                }
+                if s > alpha && s < beta {
+                    s = -self.search(&child, new_depth, -beta, -alpha, ply + 1, m, false);
+                }
+                s
+            };
+            self.pop();
+            if self.aborted {
+                self.put_frame(ply, f);
+                return 0;
+            }
+            searched += 1;
+            if score > best {
+                best = score;
+                if score > alpha {
+                    best_move = m;
+                    alpha = score;
+                    if pv_node {
+                        self.update_pv(ply, m);
+                    }
+                    if score >= beta {
+                        if quiet {
+                            self.ord.update_quiet(stm, m, &f.quiets, depth, ply);
+                        }
+                        break;
+                    }
+                }
+            }
+            if quiet {
+                f.quiets.push(m);
+            }
+        }
+        self.put_frame(ply, f);
+        if best == -INFINITE {
+            return alpha;
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > old_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        let store_eval = if in_check { 0 } else { eval };
+        self.tt.store(key, best_move, best, store_eval, depth, bound, ply);
+        best
+    }
+
+    /// Quiescence: captures and valuable promotions; all evasions when in check.
+    pub fn qsearch(
+        &mut self,
+        pos: &Position,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        last: Move,
+        qdepth: usize,
+    ) -> i32 {
+        self.nodes += 1;
+        self.pv_len[ply] = 0;
+        if self.check_abort() {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        if pos.flag_reached() {
+            return -(MATE - ply as i32);
+        }
+        if ply >= MAX_PLY - 1 {
+            return self.evaluate(pos);
+        }
+        if campmate_in_one(pos) {
+            return MATE - ply as i32 - 1;
+        }
+        let mut f = self.take_frame(ply);
+        let mut best;
+        if pos.in_check() {
+            f.list.clear();
+            pos.generate(&mut f.list);
+            let n = f.list.len();
+            if n == 0 {
+                self.put_frame(ply, f);
+                return Self::no_moves_score(pos, last, ply);
+            }
+            if qdepth >= QS_CHECK_LIMIT {
+                self.put_frame(ply, f);
+                return self.evaluate(pos);
+            }
+            f.scores.clear();
+            for &m in f.list.as_slice() {
+                f.scores.push(self.ord.score(pos, m, Move::NULL, ply));
+            }
+            best = -INFINITE;
+            for i in 0..n {
+                let m = pick(&mut f.list.as_mut_slice()[..n], &mut f.scores[..n], i);
+                let mut child = pos.clone();
+                child.play(m);
+                let s = -self.qsearch(&child, -beta, -alpha, ply + 1, m, qdepth + 1);
+                if self.aborted {
+                    break;
+                }
+                if s > best {
+                    best = s;
+                    if s > alpha {
+                        alpha = s;
+                        if s >= beta {
+                            break;
+                        }
+                    }
+                }
+            }
+        } else {
+            let stand = self.evaluate(pos);
+            if stand >= beta {
+                self.put_frame(ply, f);
+                return stand;
+            }
+            alpha = alpha.max(stand);
+            best = stand;
+            f.tactical.clear();
+            tactical_moves(pos, &mut f.tactical);
+            let n = f.tactical.len();
+            f.scores.clear();
+            for &m in &f.tactical {
+                f.scores.push(self.ord.score(pos, m, Move::NULL, ply));
+            }
+            let v = pos.variant();
+            for i in 0..n {
+                let m = pick(&mut f.tactical[..n], &mut f.scores[..n], i);
+                if !m.is_promotion() {
+                    let victim = pos.captured(m).map_or(0, |p| v.kind(p.kind).value);
+                    if stand + victim + 200 <= alpha {
+                        continue;
+                    }
+                }
+                let mut child = pos.clone();
+                child.play(m);
+                let q = if child.in_check() { qdepth + 1 } else { qdepth };
+                let s = -self.qsearch(&child, -beta, -alpha, ply + 1, m, q);
+                if self.aborted {
+                    break;
+                }
+                if s > best {
+                    best = s;
+                    if s > alpha {
+                        alpha = s;
+                        if s >= beta {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        self.put_frame(ply, f);
+        if self.aborted { 0 } else { best }
+    }
+}
+
+/// Whether the side to move has something besides king and pawns (on board or in hand):
+/// null-move pruning is unsafe otherwise (zugzwang).
+fn has_pieces(pos: &Position) -> bool {
+    let v = pos.variant();
+    let us = pos.side_to_move();
+    if v.hand_kinds.iter().any(|&k| pos.hand(us, k) > 0) {
+        return true;
+    }
+    bits(pos.pieces_of(us)).any(|sq| {
+        pos.piece_on(sq).is_some_and(|p| {
+            let info = v.kind(p.kind);
+            !(info.royal || info.pawn || info.letter == 'P' && !info.promoted)
+        })
+    })
+}

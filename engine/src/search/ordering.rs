@@ -1,0 +1,126 @@
+//! Move ordering: TT move, captures by MVV-LVA (promotions with them), killers, and a
+//! history table indexed by (side, from-or-dropped-kind, to) that covers drops too.
+
+use crate::position::Position;
+use crate::types::{Color, Move};
+
+pub const MAX_PLY: usize = 128;
+
+pub const SCORE_TT: i32 = 1 << 30;
+pub const SCORE_TACTICAL: i32 = 1 << 28;
+pub const SCORE_KILLER: i32 = 1 << 27;
+const HISTORY_MAX: i32 = 16384;
+
+/// History, killers and the LMR table: what survives from one search to the next.
+pub struct Ordering {
+    history: Vec<i16>,
+    pub killers: [[Move; 2]; MAX_PLY + 2],
+    lmr: [[u8; 64]; 64],
+}
+
+/// 13 bits of the move (to, from-or-kind, drop flag) per side.
+#[inline(always)]
+fn hindex(stm: Color, m: Move) -> usize {
+    let drop = m.is_drop() as usize;
+    (stm as usize) << 13 | drop << 12 | (m.0 & 0xfff) as usize
+}
+
+impl Ordering {
+    pub fn new() -> Ordering {
+        let mut lmr = [[0u8; 64]; 64];
+        for (d, row) in lmr.iter_mut().enumerate().skip(1) {
+            for (i, r) in row.iter_mut().enumerate().skip(1) {
+                let x = 0.75 + (d as f64).ln() * (i as f64).ln() / 2.25;
+                *r = x.max(0.0) as u8;
+            }
+        }
+        Ordering { history: vec![0; 2 << 13], killers: [[Move::NULL; 2]; MAX_PLY + 2], lmr }
+    }
+
+    pub fn clear(&mut self) {
+        self.history.fill(0);
+        self.killers = [[Move::NULL; 2]; MAX_PLY + 2];
+    }
+
+    #[inline(always)]
+    pub fn lmr(&self, depth: i32, index: usize) -> i32 {
+        self.lmr[(depth as usize).min(63)][index.min(63)] as i32
+    }
+
+    #[inline(always)]
+    pub fn history(&self, stm: Color, m: Move) -> i32 {
+        self.history[hindex(stm, m)] as i32
+    }
+
+    /// Rewards the quiet move that cut off and punishes the quiets tried before it.
+    pub fn update_quiet(&mut self, stm: Color, best: Move, tried: &[Move], depth: i32, ply: usize) {
+        let bonus = (depth * depth).min(1200);
+        self.bump(stm, best, bonus);
+        for &m in tried {
+            if m != best {
+                self.bump(stm, m, -bonus);
+            }
+        }
+        let k = &mut self.killers[ply];
+        if k[0] != best {
+            k[1] = k[0];
+            k[0] = best;
+        }
+    }
+
+    #[inline(always)]
+    fn bump(&mut self, stm: Color, m: Move, bonus: i32) {
+        let h = &mut self.history[hindex(stm, m)];
+        let v = *h as i32;
+        *h = (v + bonus - v * bonus.abs() / HISTORY_MAX) as i16;
+    }
+
+    /// Ordering score of a move (higher first).
+    #[inline]
+    pub fn score(&self, pos: &Position, m: Move, tt_move: Move, ply: usize) -> i32 {
+        if m == tt_move {
+            return SCORE_TT;
+        }
+        let v = pos.variant();
+        let captured = pos.captured(m);
+        if captured.is_some() || m.is_promotion() {
+            let victim = captured.map_or(0, |p| v.kind(p.kind).value);
+            let mover = super::tactical::mover(pos, m);
+            let gain = if m.is_promotion() {
+                v.kind(mover).promotes_to.map_or(0, |pk| v.kind(pk).value - v.kind(mover).value)
+            } else {
+                0
+            };
+            let attacker = if v.kind(mover).royal { 0 } else { v.kind(mover).value };
+            return SCORE_TACTICAL + (victim + gain) * 16 - attacker / 16;
+        }
+        let k = &self.killers[ply];
+        if m == k[0] {
+            return SCORE_KILLER;
+        }
+        if m == k[1] {
+            return SCORE_KILLER - 1;
+        }
+        self.history(pos.side_to_move(), m)
+    }
+}
+
+impl Default for Ordering {
+    fn default() -> Self {
+        Ordering::new()
+    }
+}
+
+/// Moves the best-scored remaining move to `i` (selection sort step) and returns it.
+#[inline]
+pub fn pick(moves: &mut [Move], scores: &mut [i32], i: usize) -> Move {
+    let mut best = i;
+    for j in i + 1..moves.len() {
+        if scores[j] > scores[best] {
+            best = j;
+        }
+    }
+    moves.swap(i, best);
+    scores.swap(i, best);
+    moves[i]
+}

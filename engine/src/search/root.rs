@@ -1,0 +1,199 @@
+//! Iterative deepening at the root: aspiration windows, MultiPV, time checks, reporting.
+
+use super::node::Ctx;
+use super::ordering::MAX_PLY;
+use super::{INFINITE, Limits, MATE, MATE_BOUND, SearchInfo, SearchResult, time};
+use crate::game::{Game, terminal_outcome};
+use crate::position::Position;
+use crate::types::Move;
+
+struct RootMove {
+    mv: Move,
+    /// Score of the current iteration (`-INFINITE` when it failed low).
+    score: i32,
+    /// Score of the last completed iteration.
+    prev: i32,
+    pv: Vec<Move>,
+}
+
+/// Deepest iteration.
+const MAX_DEPTH: u32 = (MAX_PLY - 8) as u32;
+
+pub fn iterate(
+    ctx: &mut Ctx,
+    game: &Game,
+    limits: &Limits,
+    on_info: &mut dyn FnMut(&SearchInfo),
+) -> SearchResult {
+    let root = game.position().clone();
+    let legal = root.legal_moves();
+    if legal.is_empty() {
+        let last = game.moves().last().copied();
+        let o = terminal_outcome(&root, last, game.ply() > 0);
+        let score = super::rules::outcome_score(o, root.side_to_move(), 0);
+        return SearchResult {
+            best_move: Move::NULL,
+            score,
+            depth: 0,
+            seldepth: 0,
+            nodes: 0,
+            pv: Vec::new(),
+            lines: Vec::new(),
+        };
+    }
+    let budget = time::budget(limits, root.side_to_move());
+    ctx.hard_ms = budget.map(|(_, h)| h);
+    let soft_ms = budget.map(|(s, _)| s);
+    let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+    let multipv = limits.multipv.clamp(1, legal.len());
+
+    let mut rms: Vec<RootMove> = legal
+        .as_slice()
+        .iter()
+        .map(|&mv| RootMove { mv, score: -INFINITE, prev: -INFINITE, pv: vec![mv] })
+        .collect();
+    // Initial order: the ordering heuristics (captures first).
+    let tt_move = ctx.tt.probe(root.key(), 0).map_or(Move::NULL, |h| h.mv);
+    rms.sort_by_key(|r| -ctx.ord.score(&root, r.mv, tt_move, 0));
+
+    let mut result = SearchResult {
+        best_move: rms[0].mv,
+        score: 0,
+        depth: 0,
+        seldepth: 0,
+        nodes: 0,
+        pv: vec![rms[0].mv],
+        lines: vec![(0, vec![rms[0].mv])],
+    };
+
+    for depth in 1..=max_depth {
+        ctx.root_depth = depth as i32;
+        ctx.seldepth = 0;
+        for pv_idx in 0..multipv {
+            let prev = rms[pv_idx].prev;
+            let mut delta = 30;
+            let (mut alpha, mut beta) = if depth >= 4 && prev.abs() < MATE_BOUND {
+                ((prev - delta).max(-INFINITE), (prev + delta).min(INFINITE))
+            } else {
+                (-INFINITE, INFINITE)
+            };
+            loop {
+                let s = root_search(ctx, &root, depth as i32, alpha, beta, pv_idx, &mut rms);
+                if ctx.aborted {
+                    break;
+                }
+                rms[pv_idx..].sort_by_key(|r| -r.score);
+                if s <= alpha && alpha > -INFINITE {
+                    beta = (alpha + beta) / 2;
+                    alpha = (s - delta).max(-INFINITE);
+                } else if s >= beta && beta < INFINITE {
+                    beta = (s + delta).min(INFINITE);
+                } else {
+                    break;
+                }
+                delta += delta;
+                if delta > 1000 {
+                    alpha = -INFINITE;
+                    beta = INFINITE;
+                }
+            }
+            if ctx.aborted {
+                break;
+            }
+        }
+        if ctx.aborted {
+            break;
+        }
+        for r in rms.iter_mut() {
+            r.prev = r.score;
+        }
+        let time_ms = ctx.elapsed_ms();
+        let nps = ctx.nodes * 1000 / time_ms.max(1);
+        result.lines.clear();
+        for (k, r) in rms.iter().take(multipv).enumerate() {
+            result.lines.push((r.score, r.pv.clone()));
+            on_info(&SearchInfo {
+                depth,
+                seldepth: ctx.seldepth.max(depth as usize) as u32,
+                multipv: k + 1,
+                score: r.score,
+                nodes: ctx.nodes,
+                nps,
+                time_ms,
+                pv: r.pv.clone(),
+            });
+        }
+        result.best_move = rms[0].mv;
+        result.score = rms[0].score;
+        result.pv = rms[0].pv.clone();
+        result.depth = depth;
+        result.seldepth = ctx.seldepth.max(depth as usize) as u32;
+
+        if ctx.stop_requested() {
+            break;
+        }
+        if let Some(soft) = soft_ms {
+            if rms.len() == 1 || time_ms >= soft / 2 {
+                break;
+            }
+            if rms[0].score.abs() >= MATE_BOUND && (MATE - rms[0].score.abs()) as u32 <= depth {
+                break;
+            }
+        }
+    }
+    result.nodes = ctx.nodes;
+    result
+}
+
+/// Searches root moves `pv_idx..` with the window; records exact scores and PVs.
+#[allow(clippy::needless_range_loop)]
+fn root_search(
+    ctx: &mut Ctx,
+    root: &Position,
+    depth: i32,
+    mut alpha: i32,
+    beta: i32,
+    pv_idx: usize,
+    rms: &mut [RootMove],
+) -> i32 {
+    ctx.nodes += 1;
+    let mut best = -INFINITE;
+    for i in pv_idx..rms.len() {
+        let m = rms[i].mv; // (indexes: `rms` is written below)
+        let mut child = root.clone();
+        child.play(m);
+        let ext = i32::from(child.in_check());
+        ctx.push(&child);
+        let s = if i == pv_idx {
+            -ctx.search(&child, depth - 1 + ext, -beta, -alpha, 1, m, false)
+        } else {
+            let mut s = -ctx.search(&child, depth - 1 + ext, -alpha - 1, -alpha, 1, m, false);
+            if s > alpha && s < beta {
+                s = -ctx.search(&child, depth - 1 + ext, -beta, -alpha, 1, m, false);
+            }
+            s
+        };
+        ctx.pop();
+        if ctx.aborted {
+            return best;
+        }
+        if s > alpha || i == pv_idx {
+            rms[i].score = s;
+            let mut pv = vec![m];
+            pv.extend_from_slice(ctx.pv_at(1));
+            rms[i].pv = pv;
+        } else {
+            rms[i].score = -INFINITE;
+        }
+        if s > best {
+            best = s;
+        }
+        if s > alpha {
+            alpha = s;
+            if s >= beta {
+                break;
+            }
+        }
+    }
+    best
+}

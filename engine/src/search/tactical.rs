@@ -1,0 +1,177 @@
+//! Tactical move generation for quiescence (captures and valuable promotions) and the
+//! campmate-in-one test. Only for positions where the side to move is not in check; every
+//! move produced is legal (the same pin and king-safety logic as the full generator).
+
+use crate::position::Position;
+use crate::types::{Move, MoveKind, PieceKind, bits};
+
+/// Promotions worth searching in quiescence even without a capture (value gain in cp).
+const QUIET_PROMOTION_GAIN: i32 = 150;
+
+/// Appends the legal captures (promoting where a promotion exists; the plain form only where
+/// promotion is optional and the plain move is a legal one) and the valuable quiet
+/// promotions. En-passant captures are left out. Requires `!pos.in_check()`.
+pub fn tactical_moves(pos: &Position, out: &mut Vec<Move>) {
+    debug_assert!(!pos.in_check());
+    if pos.flag_reached() {
+        return;
+    }
+    let v = pos.variant();
+    let us = pos.side_to_move();
+    let them = !us;
+    let occ = pos.occupied();
+    let own = pos.pieces_of(us);
+    let theirs = pos.pieces_of(them);
+    let ksq = pos.king_square(us);
+    let king = v.king;
+
+    let occ_nk = occ ^ (1u64 << ksq);
+    for to in bits(v.leap_attacks(us, king, ksq) & theirs) {
+        if !pos.is_attacked(to, them, occ_nk) {
+            out.push(Move::new(ksq, to, MoveKind::Normal));
+        }
+    }
+    let pinned = pos.pinned(us);
+    for from in bits(own & !(1u64 << ksq)) {
+        let Some(p) = pos.piece_on(from) else { continue };
+        let k = p.kind;
+        let info = v.kind(k);
+        let mut caps = v.attacks(us, k, from, occ) & theirs;
+        let mut quiet = 0;
+        let promo_zone = match info.promotes_to {
+            Some(pk) if v.kind(pk).value - info.value >= QUIET_PROMOTION_GAIN => {
+                let zone = v.promotion_zone[us];
+                let mut q = v.leap_both(us, k, from) | v.leap_quiet(us, k, from);
+                if info.slides[us] != 0 {
+                    q |= v.slide_attacks(info.slides[us], from, occ);
+                }
+                q &= !occ;
+                quiet = if zone & (1u64 << from) != 0 { q } else { q & zone };
+                zone
+            }
+            Some(_) => v.promotion_zone[us],
+            None => 0,
+        };
+        if pinned & (1u64 << from) != 0 {
+            let line = v.line(ksq, from);
+            caps &= line;
+            quiet &= line;
+        }
+        if caps | quiet == 0 {
+            continue;
+        }
+        let immobile = if v.immobility_illegal { v.immobile(us, k) } else { 0 };
+        for to in bits(caps) {
+            push_move(out, from, to, promo_zone, v.mandatory_promotion, immobile);
+        }
+        for to in bits(quiet) {
+            out.push(Move::new(from, to, MoveKind::Promotion));
+        }
+    }
+}
+
+#[inline(always)]
+fn push_move(out: &mut Vec<Move>, from: u8, to: u8, zone: u64, mandatory: bool, immobile: u64) {
+    let bit_to = 1u64 << to;
+    let promotes = zone != 0 && (zone & ((1u64 << from) | bit_to)) != 0;
+    if promotes {
+        out.push(Move::new(from, to, MoveKind::Promotion));
+        if !mandatory && immobile & bit_to == 0 {
+            // Optional promotion: the plain capture exists too, but the promoting one is
+            // almost always at least as good; quiescence searches only that one.
+        }
+    } else if immobile & bit_to == 0 {
+        out.push(Move::new(from, to, MoveKind::Normal));
+    }
+}
+
+/// Whether the side to move can step its king onto its campmate ranks (an immediate win).
+#[inline]
+pub fn campmate_in_one(pos: &Position) -> bool {
+    let v = pos.variant();
+    let us = pos.side_to_move();
+    let flag = v.flag_zone[us];
+    if flag == 0 {
+        return false;
+    }
+    let ksq = pos.king_square(us);
+    let targets = v.leap_attacks(us, v.king, ksq) & flag & !pos.pieces_of(us);
+    if targets == 0 {
+        return false;
+    }
+    let occ_nk = pos.occupied() ^ (1u64 << ksq);
+    bits(targets).any(|to| !pos.is_attacked(to, !us, occ_nk))
+}
+
+/// The value of the piece a move captures (0 for none), and the kind it leaves behind.
+#[inline]
+pub fn victim_value(pos: &Position, m: Move) -> i32 {
+    match pos.captured(m) {
+        Some(p) => pos.variant().kind(p.kind).value,
+        None => 0,
+    }
+}
+
+/// The kind that moves (the dropped kind for drops).
+#[inline]
+pub fn mover(pos: &Position, m: Move) -> PieceKind {
+    if m.is_drop() {
+        m.drop_kind()
+    } else {
+        pos.piece_on(m.from().0).map_or(pos.variant().king, |p| p.kind)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variant::{Variant, VariantId};
+
+    /// Every tactical move is legal, and every legal capture without optional promotion or en
+    /// passant is produced.
+    #[test]
+    fn tactical_moves_are_legal_captures() {
+        let dir =
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/reference");
+        let mut checked = 0;
+        for id in VariantId::ALL {
+            let v = Variant::builtin(id);
+            let Ok(text) = std::fs::read_to_string(dir.join(format!("perft_{}.jsonl", id.name())))
+            else {
+                continue;
+            };
+            for line in text.lines().take(150) {
+                let Ok(j) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+                let Some(fen) = j["fen"].as_str() else { continue };
+                let Ok(pos) = Position::from_fen(v, fen) else { continue };
+                if pos.in_check() {
+                    continue;
+                }
+                let legal = pos.legal_moves();
+                let mut t = Vec::new();
+                tactical_moves(&pos, &mut t);
+                for &m in &t {
+                    assert!(legal.contains(m), "{fen}: {} not legal", pos.move_to_uci(m));
+                }
+                for &m in legal.as_slice() {
+                    if m.kind() == MoveKind::Normal && pos.captured(m).is_some() {
+                        let promo = Move::new(m.from().0, m.to().0, MoveKind::Promotion);
+                        assert!(
+                            t.contains(&m) || t.contains(&promo),
+                            "{fen}: capture {} missing",
+                            pos.move_to_uci(m)
+                        );
+                    }
+                }
+                let camp = legal.as_slice().iter().any(|&m| {
+                    let mut c = pos.clone();
+                    c.play(m);
+                    c.flag_reached()
+                });
+                assert_eq!(camp, campmate_in_one(&pos), "{fen}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 100);
+    }
+}
