@@ -18,9 +18,9 @@ import torch.nn as nn
 
 
 class Net(nn.Module):
-    def __init__(self, features: int, ft: int, head: int):
+    def __init__(self, features: int, ft: int, head: int, sparse: bool):
         super().__init__()
-        self.ft = nn.EmbeddingBag(features, ft, mode="sum", sparse=True)
+        self.ft = nn.EmbeddingBag(features, ft, mode="sum", sparse=sparse)
         self.ft_bias = nn.Parameter(torch.full((ft,), 0.5))
         self.l1 = nn.Linear(2 * ft, head)
         self.out = nn.Linear(head, 1)
@@ -53,26 +53,33 @@ def main():
     ap.add_argument("--batches", type=int, default=30)
     ap.add_argument("--features", type=int, default=2304)
     ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument(
+        "--sparse",
+        action="store_true",
+        help="sparse EmbeddingBag gradients + SparseAdam (default: dense gradients, one AdamW)",
+    )
     a = ap.parse_args()
     if a.threads > 0:
         torch.set_num_threads(a.threads)
     torch.manual_seed(1)
     gen = torch.Generator().manual_seed(1)
-    net = Net(a.features, a.ft_size, a.head_size)
-    sparse = [net.ft.weight]
-    dense = [p for n, p in net.named_parameters() if n != "ft.weight"]
-    opt_sparse = torch.optim.SparseAdam(sparse, lr=1e-3)
-    opt_dense = torch.optim.AdamW(dense, lr=1e-3, weight_decay=1e-5)
+    net = Net(a.features, a.ft_size, a.head_size, a.sparse)
+    if a.sparse:
+        sparse = [net.ft.weight]
+        dense = [p for n, p in net.named_parameters() if n != "ft.weight"]
+        opts = [torch.optim.SparseAdam(sparse, lr=1e-3), torch.optim.AdamW(dense, lr=1e-3, weight_decay=1e-5)]
+    else:
+        opts = [torch.optim.AdamW(net.parameters(), lr=1e-3, weight_decay=1e-5)]
     batches = [make_batch(gen, a.batch_size, a.features) for _ in range(min(a.batches, 8))]
 
     def step(b):
         si, so, ni, no, t = b
-        opt_sparse.zero_grad()
-        opt_dense.zero_grad()
+        for o in opts:
+            o.zero_grad()
         loss = ((torch.sigmoid(net(si, so, ni, no)) - t) ** 2).mean()
         loss.backward()
-        opt_sparse.step()
-        opt_dense.step()
+        for o in opts:
+            o.step()
         return loss.item()
 
     for b in batches[:2]:
@@ -83,7 +90,8 @@ def main():
     secs = time.perf_counter() - start
     n = a.batches * a.batch_size
     print(
-        f"pytorch {torch.__version__} EmbeddingBag+SparseAdam, threads {torch.get_num_threads()}: "
+        f"pytorch {torch.__version__} EmbeddingBag ({'sparse grad + SparseAdam' if a.sparse else 'dense grad + AdamW'}), "
+        f"threads {torch.get_num_threads()}: "
         f"{n / secs:.0f} pos/s ({n} positions in {secs:.2f}s; ft {a.ft_size}, head {a.head_size}, "
         f"batch {a.batch_size}, features {a.features})"
     )

@@ -67,18 +67,15 @@ pub fn step(device: &Device, params: &NetParams, x: Vec<f32>, targets: &[f32]) -
     let out = linear(hidden, w2.clone(), Some(b2.clone()));
     let diff = sigmoid(out) - t;
     let loss = (diff.clone() * diff).mean();
-    let grads = loss.backward();
+    let mut grads = loss.backward();
     let loss_value = to_vec1(loss)[0];
-    let grad2 = |p: &Tensor<2>| to_vec(p.grad(&grads).expect("leaf has a gradient"));
-    let grad1 = |p: &Tensor<1>| to_vec1(p.grad(&grads).expect("leaf has a gradient"));
-    HeadGrads {
-        loss: loss_value,
-        x: grad2(&x),
-        l1_w: grad2(&w1),
-        l1_b: grad1(&b1),
-        out_w: grad2(&w2),
-        out_b: grad1(&b2),
-    }
+    // `grad_remove` leaves the gradient uniquely owned, so reading it back is zero-copy.
+    let mut grad2 = |p: &Tensor<2>| to_vec(p.grad_remove(&mut grads).expect("leaf has a gradient"));
+    let (gx, gw1, gw2) = (grad2(&x), grad2(&w1), grad2(&w2));
+    let mut grad1 =
+        |p: &Tensor<1>| to_vec1(p.grad_remove(&mut grads).expect("leaf has a gradient"));
+    let (gb1, gb2) = (grad1(&b1), grad1(&b2));
+    HeadGrads { loss: loss_value, x: gx, l1_w: gw1, l1_b: gb1, out_w: gw2, out_b: gb2 }
 }
 
 /// Head output logits for a batch without autodiff (used by the burn-only benchmark and

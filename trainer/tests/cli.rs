@@ -53,3 +53,30 @@ fn train_inspect_and_reject_corrupt() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("lambda"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn config_file_and_resume_from_the_command_line() {
+    let dir = common::temp_dir("cli-config");
+    let cfg = dir.join("train.toml");
+    std::fs::write(
+        &cfg,
+        "variant = \"shinobi\"\nft_size = 8\nhead_size = 4\nepochs = 2\nbatch_size = 128\n\
+         lr_schedule = \"step\"\n[synthetic]\npositions = 2000\nnum_features = 120\n",
+    )
+    .expect("write config");
+    let out = dir.join("run");
+    let exe = env!("CARGO_BIN_EXE_kage-train");
+    let st =
+        Command::new(exe).arg("--config").arg(&cfg).arg("--out").arg(&out).arg("--quiet").status();
+    assert!(st.expect("runs").success());
+    let resolved = std::fs::read_to_string(out.join("config.toml")).expect("resolved config");
+    assert!(
+        resolved.contains("lr_schedule = \"step\"") && resolved.contains("variant = \"shinobi\"")
+    );
+    let st =
+        Command::new(exe).arg("--resume").arg(&out).args(["--epochs", "3", "--quiet"]).status();
+    assert!(st.expect("runs").success());
+    let csv = std::fs::read_to_string(out.join("metrics.csv")).expect("metrics");
+    assert_eq!(csv.lines().count(), 4, "{csv}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
