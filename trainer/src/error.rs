@@ -31,6 +31,9 @@ pub enum TrainError {
     /// Feature not available in this build.
     #[error("{0}")]
     Unsupported(String),
+    /// The output directory already holds a run.
+    #[error("{0} already holds a training run (use --resume to continue it, or another --out)")]
+    RunExists(String),
     /// A resumed run does not match its checkpoint.
     #[error("cannot resume: {0}")]
     Resume(String),

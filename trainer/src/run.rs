@@ -101,10 +101,13 @@ fn write(path: &Path, text: &str) -> Result<(), TrainError> {
     checkpoint::write_atomic(path, text.as_bytes()).map_err(io_err(path))
 }
 
-/// Starts a new run in `dir` (created if needed).
+/// Starts a new run in `dir` (created if needed; refused if it already holds a run).
 pub fn run(cfg: TrainConfig, dir: &Path, opts: RunOptions) -> Result<RunSummary, TrainError> {
     cfg.validate()?;
     let space = space::resolve(&cfg)?;
+    if dir.join(names::CHECKPOINT).exists() {
+        return Err(TrainError::RunExists(dir.display().to_string()));
+    }
     std::fs::create_dir_all(dir).map_err(io_err(dir))?;
     let trainer = Trainer::new(cfg, space.num_features);
     drive(trainer, &space, dir, opts)

@@ -48,6 +48,8 @@ fn tiny_run_lowers_losses_and_writes_artefacts() {
     let svg = std::fs::read_to_string(dir.join(names::LOSS_SVG)).expect("svg");
     assert!(svg.contains("<svg") && svg.contains("polyline"));
     let info = std::fs::read_to_string(dir.join(names::RUN_INFO)).expect("run info");
+    let again = kage_train::run(tiny_config(1), &dir, RunOptions::default()).unwrap_err();
+    assert!(again.to_string().contains("already holds a training run"), "{again}");
     assert!(info.contains("git_revision") && info.contains("net_format_version = 1"));
     let _ = std::fs::remove_dir_all(&dir);
 }
