@@ -15,10 +15,12 @@ pub mod thread;
 mod time;
 pub mod tt;
 
+use crate::eval::nnue_eval::NnueEval;
 use crate::eval::{Evaluator, Hce};
 use crate::game::Game;
 use crate::types::Move;
 use ordering::Ordering;
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use tt::Tt;
 
@@ -121,6 +123,7 @@ pub struct Searcher {
     ordering: Box<Ordering>,
     evaluator: Evaluator,
     hce: Option<Hce>,
+    nnue: Option<NnueEval>,
 }
 
 impl Searcher {
@@ -131,6 +134,7 @@ impl Searcher {
             ordering: Box::new(Ordering::new()),
             evaluator: Evaluator::default(),
             hce: None,
+            nnue: None,
         }
     }
 
@@ -145,8 +149,12 @@ impl Searcher {
         self.tt = Tt::new(hash_mb);
     }
 
+    /// Sets the evaluation (the transposition table is cleared: its scores came from the
+    /// previous one).
     pub fn set_evaluator(&mut self, evaluator: Evaluator) {
         self.evaluator = evaluator;
+        self.nnue = None;
+        self.tt.clear();
     }
 
     pub fn evaluator(&self) -> &Evaluator {
@@ -167,8 +175,18 @@ impl Searcher {
             self.hce = Some(Hce::new(v));
         }
         let hce = self.hce.as_ref().expect("evaluation tables built above");
+        let nnue = match self.evaluator.network_for(v) {
+            Some(net) => {
+                if !self.nnue.as_ref().is_some_and(|n| Arc::ptr_eq(n.network(), net)) {
+                    self.nnue = Some(NnueEval::new(Arc::clone(net)));
+                }
+                self.nnue.as_mut()
+            }
+            None => None,
+        };
         self.tt.new_search();
-        let mut ctx = node::Ctx::new(&mut self.tt, &mut self.ordering, hce, stop, game, limits);
+        let mut ctx =
+            node::Ctx::new(&mut self.tt, &mut self.ordering, hce, nnue, stop, game, limits);
         root::iterate(&mut ctx, game, limits, on_info)
     }
 }

@@ -6,6 +6,7 @@ use super::tactical::{campmate_in_one, tactical_moves};
 use super::tt::{Bound, Tt};
 use super::{INFINITE, Limits, MATE, MATE_BOUND};
 use crate::eval::Hce;
+use crate::eval::nnue_eval::NnueEval;
 use crate::game::{Game, HistoryEntry, repetition_outcome, terminal_outcome};
 use crate::position::Position;
 use crate::types::{Move, MoveList, bits};
@@ -30,6 +31,7 @@ pub struct Ctx<'a> {
     pub tt: &'a mut Tt,
     pub ord: &'a mut Ordering,
     pub hce: &'a Hce,
+    nnue: Option<&'a mut NnueEval>,
     stop: &'a AtomicBool,
     pub start: Instant,
     node_limit: u64,
@@ -54,6 +56,7 @@ impl<'a> Ctx<'a> {
         tt: &'a mut Tt,
         ord: &'a mut Ordering,
         hce: &'a Hce,
+        nnue: Option<&'a mut NnueEval>,
         stop: &'a AtomicBool,
         game: &Game,
         limits: &Limits,
@@ -78,6 +81,7 @@ impl<'a> Ctx<'a> {
             tt,
             ord,
             hce,
+            nnue,
             stop,
             start: Instant::now(),
             node_limit: limits.nodes.unwrap_or(u64::MAX),
@@ -143,8 +147,11 @@ impl<'a> Ctx<'a> {
     }
 
     #[inline]
-    fn evaluate(&self, pos: &Position) -> i32 {
-        self.hce.evaluate(pos)
+    fn evaluate(&mut self, pos: &Position) -> i32 {
+        match self.nnue.as_mut() {
+            Some(n) => n.evaluate(pos).clamp(-MATE_BOUND + 1, MATE_BOUND - 1),
+            None => self.hce.evaluate(pos),
+        }
     }
 
     #[inline]

@@ -179,10 +179,12 @@ pub fn parse_go(args: &[&str], multipv: usize) -> Result<Limits, String> {
     Ok(l)
 }
 
-/// Loads an evaluation for `EvalFile` (an empty value or `<empty>` selects the hand-crafted one).
-pub fn load_eval_file(path: &str, _variant: &'static Variant) -> Result<Evaluator, String> {
+/// Loads an evaluation for `EvalFile` (an empty value or `<empty>` selects the hand-crafted
+/// one); the network must fit `variant`.
+pub fn load_eval_file(path: &str, variant: &'static Variant) -> Result<Evaluator, String> {
     if path.is_empty() || path == "<empty>" {
         return Ok(Evaluator::HandCrafted);
     }
-    Err(format!("cannot load '{path}': NNUE evaluation is not available in this build"))
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read '{path}': {e}"))?;
+    Evaluator::load_nnue(&bytes, variant).map_err(|e| format!("'{path}': {e}"))
 }
