@@ -11,9 +11,6 @@ use crate::model::{FT_LIMIT, NetParams};
 use crate::optim::{AdamStep, Moments, adamw};
 use rayon::prelude::*;
 
-/// Rows per task when summing the bias gradient (fixed for determinism).
-const BIAS_CHUNK: usize = 256;
-
 /// Computes pre-activation accumulators `acc` (`B x 2H`, side to move first) and clipped
 /// activations `x` of a batch.
 pub fn forward(params: &NetParams, batch: &SparseBatch, acc: &mut Vec<f32>, x: &mut Vec<f32>) {
@@ -48,28 +45,36 @@ pub fn mask_grad(acc: &[f32], grad: &mut [f32]) {
 
 /// Positions of a batch are split into this many fixed chunks for the backward scatter, so
 /// sums happen in the same order whatever the thread count.
-pub const GRAD_CHUNKS: usize = 4;
+pub const GRAD_CHUNKS: usize = 2;
 
-/// Sparse FT weight gradient: each of [`GRAD_CHUNKS`] chunks of positions scatters its
-/// accumulator-gradient rows into its own dense `F x H` buffer (cache resident, streamed
-/// reads of the gradient); a feature's gradient is the sum of its rows over the chunks, in
-/// chunk order. Only features active in the batch are marked `touched`.
+/// Sparse FT gradient: each of [`GRAD_CHUNKS`] chunks of positions masks its rows of the
+/// activation gradient by the clipped ReLU's derivative (from the accumulators), adds them to
+/// its bias gradient and scatters them into its own dense `F x H` buffer (cache resident,
+/// streamed reads of the gradient). A feature's gradient is the sum of its rows over the
+/// chunks, in chunk order. Only features active in the batch are marked `touched`.
 #[derive(Debug, Default)]
 pub struct FtGrad {
     h: usize,
     bufs: Vec<Vec<f32>>,
+    bias_parts: Vec<Vec<f32>>,
     touched: Vec<bool>,
 }
 
 impl FtGrad {
-    /// Scatters `grad` (`B x 2H`, rows `2 * position + perspective`) of `batch`.
-    pub fn compute(&mut self, batch: &SparseBatch, grad: &[f32], num_features: usize, h: usize) {
+    /// Scatters the gradient w.r.t. the clipped activations `grad` (`B x 2H`, rows
+    /// `2 * position + perspective`) of `batch`, masked where the accumulator `acc` (same
+    /// shape) is outside the open interval (0, 1).
+    pub fn compute(
+        &mut self,
+        batch: &SparseBatch,
+        grad: &[f32],
+        acc: &[f32],
+        num_features: usize,
+        h: usize,
+    ) {
         self.h = h;
         self.bufs.resize_with(GRAD_CHUNKS, Vec::new);
-        self.bufs.par_iter_mut().for_each(|b| {
-            b.clear();
-            b.resize(num_features * h, 0.0);
-        });
+        self.bias_parts.resize_with(GRAD_CHUNKS, Vec::new);
         self.touched.clear();
         self.touched.resize(num_features, false);
         for &f in batch.stm_indices.iter().chain(&batch.nstm_indices) {
@@ -77,18 +82,38 @@ impl FtGrad {
         }
         let n = batch.len();
         let per = n.div_ceil(GRAD_CHUNKS).max(1);
-        self.bufs.par_iter_mut().enumerate().for_each(|(c, buf)| {
-            for i in (c * per).min(n)..((c + 1) * per).min(n) {
-                for p in 0..2 {
-                    let e = 2 * i + p;
-                    let row = &grad[e * h..(e + 1) * h];
-                    for &f in batch.features(i, p) {
-                        let dst = &mut buf[f as usize * h..(f as usize + 1) * h];
-                        dst.iter_mut().zip(row).for_each(|(d, g)| *d += g);
+        self.bufs.par_iter_mut().zip(self.bias_parts.par_iter_mut()).enumerate().for_each(
+            |(c, (buf, bias))| {
+                buf.clear();
+                buf.resize(num_features * h, 0.0);
+                bias.clear();
+                bias.resize(h, 0.0);
+                let mut row = vec![0.0f32; h];
+                for i in (c * per).min(n)..((c + 1) * per).min(n) {
+                    for p in 0..2 {
+                        let e = 2 * i + p;
+                        let (g, a) = (&grad[e * h..(e + 1) * h], &acc[e * h..(e + 1) * h]);
+                        for ((r, &g), &a) in row.iter_mut().zip(g).zip(a) {
+                            *r = if a > 0.0 && a < 1.0 { g } else { 0.0 };
+                        }
+                        bias.iter_mut().zip(&row).for_each(|(b, r)| *b += r);
+                        for &f in batch.features(i, p) {
+                            let dst = &mut buf[f as usize * h..(f as usize + 1) * h];
+                            dst.iter_mut().zip(&row).for_each(|(d, r)| *d += r);
+                        }
                     }
                 }
-            }
-        });
+            },
+        );
+    }
+
+    /// Bias gradient (sum over chunks in order).
+    pub fn bias(&self) -> Vec<f32> {
+        let mut out = vec![0.0f32; self.h];
+        for part in &self.bias_parts {
+            out.iter_mut().zip(part).for_each(|(o, p)| *o += p);
+        }
+        out
     }
 
     /// Whether feature `f` was active in the batch.
@@ -115,27 +140,8 @@ impl FtGrad {
     }
 }
 
-/// Bias gradient: the sum of all accumulator-gradient rows, in a fixed order.
-pub fn bias_grad(grad: &[f32], h: usize) -> Vec<f32> {
-    let partials: Vec<Vec<f32>> = grad
-        .par_chunks(BIAS_CHUNK * h)
-        .map(|chunk| {
-            let mut s = vec![0.0f32; h];
-            for row in chunk.chunks_exact(h) {
-                s.iter_mut().zip(row).for_each(|(s, g)| *s += g);
-            }
-            s
-        })
-        .collect();
-    let mut total = vec![0.0f32; h];
-    for p in partials {
-        total.iter_mut().zip(&p).for_each(|(t, v)| *t += v);
-    }
-    total
-}
-
-/// Backward + AdamW update of the FT from the accumulator gradient `grad` (`B x 2H`,
-/// already masked). Touches only the rows of features active in the batch.
+/// Backward + AdamW update of the FT from the activation gradient `grad` (`B x 2H`) and
+/// the accumulators `acc` of the forward. Touches only the rows of features active in the batch.
 pub fn backward_update(
     params: &mut NetParams,
     w_moments: &mut Moments,
@@ -143,10 +149,11 @@ pub fn backward_update(
     scratch: &mut FtGrad,
     batch: &SparseBatch,
     grad: &[f32],
+    acc: &[f32],
     step: &AdamStep,
 ) {
     let h = params.ft_size;
-    scratch.compute(batch, grad, params.num_features, h);
+    scratch.compute(batch, grad, acc, params.num_features, h);
     let scratch = &*scratch;
     params
         .ft_w
@@ -165,6 +172,6 @@ pub fn backward_update(
                 adamw(w, m, v, g, step, true, FT_LIMIT);
             },
         );
-    let gb = bias_grad(grad, h);
+    let gb = scratch.bias();
     adamw(&mut params.ft_b, &mut b_moments.m, &mut b_moments.v, &gb, step, false, FT_LIMIT);
 }

@@ -227,6 +227,13 @@ fn train(a: TrainArgs) -> Result<()> {
     Ok(())
 }
 
+fn cpu(r: &bench::BenchResult) -> String {
+    match r.pos_per_cpu_s() {
+        Some(v) => format!(", {:.0} pos per CPU-second", v),
+        None => String::new(),
+    }
+}
+
 fn run_bench(a: BenchArgs) -> Result<()> {
     init_threads(a.threads)?;
     let cfg = BenchConfig {
@@ -250,8 +257,11 @@ fn run_bench(a: BenchArgs) -> Result<()> {
     if all || a.approach == "hybrid" {
         let r = bench::hybrid(&cfg);
         println!(
-            "hybrid (Rust sparse FT + burn head): {:>10.0} pos/s ({} pos in {:.2}s)",
-            r.pos_per_s, r.positions, r.seconds
+            "hybrid (Rust sparse FT + burn head): {:>10.0} pos/s ({} pos in {:.2}s{})",
+            r.pos_per_s,
+            r.positions,
+            r.seconds,
+            cpu(&r)
         );
         if let Some(t) = r.times {
             println!(
@@ -264,8 +274,11 @@ fn run_bench(a: BenchArgs) -> Result<()> {
     if all || a.approach == "burn-select" {
         let r = bench::burn_select(&cfg);
         println!(
-            "burn select+sum (all in burn):       {:>10.0} pos/s ({} pos in {:.2}s)",
-            r.pos_per_s, r.positions, r.seconds
+            "burn select+sum (all in burn):       {:>10.0} pos/s ({} pos in {:.2}s{})",
+            r.pos_per_s,
+            r.positions,
+            r.seconds,
+            cpu(&r)
         );
         ran = true;
     }
@@ -273,8 +286,10 @@ fn run_bench(a: BenchArgs) -> Result<()> {
         let n = (cfg.batches * cfg.batch_size * 4) as u64;
         let r = bench::loader(&cfg, n);
         println!(
-            "loader (synthetic->filter->shuffle->batches): {:>10.0} pos/s read ({} batched)",
-            r.pos_per_s, r.positions
+            "loader (synthetic->filter->shuffle->batches): {:>10.0} pos/s read ({} read{})",
+            r.pos_per_s,
+            r.positions,
+            cpu(&r)
         );
         ran = true;
     }
@@ -288,8 +303,10 @@ fn run_bench(a: BenchArgs) -> Result<()> {
         }
         let r = bench::loader_on(&BenchConfig { num_features: space.num_features, ..cfg }, data, n);
         println!(
-            "loader on files ({} positions: decode, engine features, filter, shuffle, batches): {:>10.0} pos/s read ({} batched)",
-            n, r.pos_per_s, r.positions
+            "loader on files (decode, engine features, filter, shuffle, batches): {:>10.0} pos/s read ({} read{})",
+            r.pos_per_s,
+            r.positions,
+            cpu(&r)
         );
         ran = true;
     }

@@ -138,7 +138,7 @@ impl Trainer {
         ft::forward(&self.params, batch, &mut self.acc, &mut self.x);
         let x = std::mem::take(&mut self.x);
         let t1 = Instant::now();
-        let mut g = head::step(&self.device, &self.params, x, &batch.targets);
+        let g = head::step(&self.device, &self.params, x, &batch.targets);
         let t2 = Instant::now();
         self.step += 1;
         let c = &self.cfg;
@@ -149,8 +149,16 @@ impl Trainer {
         adamw(&mut p.l1_b, &mut m.l1_b.m, &mut m.l1_b.v, &g.l1_b, &s, false, BIAS_LIMIT);
         adamw(&mut p.out_w, &mut m.out_w.m, &mut m.out_w.v, &g.out_w, &s, true, OUT_LIMIT);
         adamw(&mut p.out_b, &mut m.out_b.m, &mut m.out_b.v, &g.out_b, &s, false, BIAS_LIMIT);
-        ft::mask_grad(&self.acc, &mut g.x);
-        ft::backward_update(p, &mut m.ft_w, &mut m.ft_b, &mut self.ft_grad, batch, &g.x, &s);
+        ft::backward_update(
+            p,
+            &mut m.ft_w,
+            &mut m.ft_b,
+            &mut self.ft_grad,
+            batch,
+            &g.x,
+            &self.acc,
+            &s,
+        );
         self.times.ft_forward += (t1 - t0).as_secs_f64();
         self.times.head += (t2 - t1).as_secs_f64();
         self.times.update += t2.elapsed().as_secs_f64();

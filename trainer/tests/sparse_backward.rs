@@ -30,11 +30,10 @@ fn setup() -> (NetParams, SparseBatch) {
 fn sparse_grads(p: &NetParams, batch: &SparseBatch) -> (Vec<f32>, Vec<f32>) {
     let (mut acc, mut x) = (Vec::new(), Vec::new());
     ft::forward(p, batch, &mut acc, &mut x);
-    let mut g = head::step(&head::default_device(), p, x, &batch.targets);
-    ft::mask_grad(&acc, &mut g.x);
+    let g = head::step(&head::default_device(), p, x, &batch.targets);
     let mut fg = FtGrad::default();
-    fg.compute(batch, &g.x, F, H);
-    (fg.dense(), ft::bias_grad(&g.x, H))
+    fg.compute(batch, &g.x, &acc, F, H);
+    (fg.dense(), fg.bias())
 }
 
 fn loss(p: &NetParams, batch: &SparseBatch) -> f64 {
@@ -54,10 +53,12 @@ fn sparse_backward_matches_dense_one_hot_reference() {
     let (mut acc, mut x) = (Vec::new(), Vec::new());
     ft::forward(&p, &batch, &mut acc, &mut x);
     let mut g = head::step(&head::default_device(), &p, x, &batch.targets);
-    ft::mask_grad(&acc, &mut g.x);
     let mut fg = FtGrad::default();
-    fg.compute(&batch, &g.x, F, H);
+    fg.compute(&batch, &g.x, &acc, F, H);
     let sparse = fg.dense();
+    let sparse_bias = fg.bias();
+    ft::mask_grad(&acc, &mut g.x);
+    assert!(g.x.iter().any(|&v| v == 0.0), "some activations should be clipped");
     // Dense reference: one-hot input matrix (2B x F) transposed times the gradient (2B x H).
     let rows = 2 * batch.len();
     let mut onehot = vec![0f32; rows * F];
@@ -83,6 +84,10 @@ fn sparse_backward_matches_dense_one_hot_reference() {
     assert!(scale > 0.0);
     for (s, d) in sparse.iter().zip(&dense) {
         assert!((s - d).abs() <= 1e-6 * scale.max(1.0), "sparse {s} vs dense {d}");
+    }
+    for (j, &sb) in sparse_bias.iter().enumerate() {
+        let db: f32 = (0..rows).map(|r| g.x[r * H + j]).sum();
+        assert!((sb - db).abs() <= 1e-6 * scale.max(1.0), "bias {j}: sparse {sb} vs dense {db}");
     }
     // Forward equals a dense one-hot matmul too.
     for r in 0..rows {
