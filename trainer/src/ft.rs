@@ -144,8 +144,7 @@ impl FtGrad {
 /// the accumulators `acc` of the forward. Touches only the rows of features active in the batch.
 pub fn backward_update(
     params: &mut NetParams,
-    w_moments: &mut Moments,
-    b_moments: &mut Moments,
+    (w_moments, b_moments): (&mut Moments, &mut Moments),
     scratch: &mut FtGrad,
     batch: &SparseBatch,
     grad: &[f32],
