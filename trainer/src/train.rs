@@ -151,8 +151,7 @@ impl Trainer {
         adamw(&mut p.out_b, &mut m.out_b.m, &mut m.out_b.v, &g.out_b, &s, false, BIAS_LIMIT);
         ft::backward_update(
             p,
-            &mut m.ft_w,
-            &mut m.ft_b,
+            (&mut m.ft_w, &mut m.ft_b),
             &mut self.ft_grad,
             batch,
             &g.x,
