@@ -1,0 +1,254 @@
+//! Command-line arguments and their translation into validated configs.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+use kage_engine::VariantId;
+use kage_selfplay::config::NetRef;
+use kage_selfplay::{Budget, GenConfig, OpeningMode, PlayerFactory, PlayerKind, Shard};
+
+#[derive(Parser)]
+#[command(
+    name = "kage-selfplay",
+    version,
+    about = "Self-play game and training-position generation for kage variants"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+pub enum Cmd {
+    /// Plays self-play games into a resumable run directory per variant.
+    Generate(GenerateArgs),
+    /// Reports W/D/L by side with 95% intervals, terminations and lengths of game files.
+    Balance(BalanceArgs),
+    /// Measures positions/s, games/s, thread scaling and self-play overhead (in memory).
+    Bench(BenchArgs),
+}
+
+/// What decides the games (shared by `generate` and `bench`).
+#[derive(Args, Clone)]
+pub struct GameArgs {
+    /// Fixed node budget per move (default 1500 unless --depth is given).
+    #[arg(long, conflicts_with = "depth")]
+    pub nodes: Option<u64>,
+    /// Fixed depth per move instead of a node budget.
+    #[arg(long)]
+    pub depth: Option<u32>,
+    /// Run seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Who plays: the engine's search, or a 1-ply capture-greedy player (pipeline tests).
+    #[arg(long, default_value = "search")]
+    pub player: PlayerKind,
+    /// Transposition table per thread, MiB.
+    #[arg(long, default_value_t = 8)]
+    pub hash: usize,
+    /// Random plies at the start of each game.
+    #[arg(long, default_value_t = 8)]
+    pub opening_plies: u32,
+    /// How random opening plies are chosen: `multipv` (among the MultiPV moves within
+    /// --opening-margin of the best) or `uniform` (among all legal moves).
+    #[arg(long, default_value = "multipv")]
+    pub opening_mode: OpeningMode,
+    /// MultiPV width for multipv openings.
+    #[arg(long, default_value_t = 4)]
+    pub opening_multipv: u32,
+    /// Margin (cp) below the best line for multipv openings.
+    #[arg(long, default_value_t = 80)]
+    pub opening_margin: i32,
+    /// Resign when the score stays beyond this bound (cp)...
+    #[arg(long, default_value_t = 1500)]
+    pub resign_cp: i32,
+    /// ...for this many consecutive plies, both sides agreeing (0: never resign).
+    #[arg(long, default_value_t = 4)]
+    pub resign_plies: u32,
+    /// Adjudicate a draw when |score| stays at or below this bound (cp)...
+    #[arg(long, default_value_t = 8)]
+    pub draw_cp: i32,
+    /// ...for this many consecutive plies (0: never)...
+    #[arg(long, default_value_t = 12)]
+    pub draw_plies: u32,
+    /// ...from this ply on.
+    #[arg(long, default_value_t = 80)]
+    pub draw_min_ply: u32,
+    /// Ply cap: the game is a draw after this many plies (0: no cap).
+    #[arg(long, default_value_t = 300)]
+    pub max_plies: u32,
+    /// NNUE network to evaluate with (repeatable: each variant uses the network made for it;
+    /// with `--variant all`, variants without one use the hand-crafted evaluation).
+    #[arg(long)]
+    pub net: Vec<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct GenerateArgs {
+    /// Variant: shinobiplus, shinobi, gorogoroplus, minishogi, or all.
+    #[arg(long, default_value = "all")]
+    pub variant: String,
+    /// Games per variant (all shards together).
+    #[arg(long, default_value_t = 32)]
+    pub games: u64,
+    /// Worker threads, one game each (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Output root; each variant goes to OUT/<variant>[/shard-IIII-of-NNNN].
+    #[arg(long, default_value = "selfplay-data")]
+    pub out: PathBuf,
+    /// This shard (game indices i with i % shards == shard).
+    #[arg(long, default_value_t = 0, requires = "shards")]
+    pub shard: u32,
+    /// Number of shards.
+    #[arg(long, default_value_t = 1)]
+    pub shards: u32,
+    /// Games per batch file (the unit of atomic writes and resume).
+    #[arg(long, default_value_t = 8)]
+    pub batch_size: u64,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub game: GameArgs,
+}
+
+#[derive(Args)]
+pub struct BalanceArgs {
+    /// Game files or directories (searched recursively for game files).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Writes a bar chart here.
+    #[arg(long)]
+    pub svg: Option<PathBuf>,
+    /// Writes the report as JSON here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// Variant or `all`.
+    #[arg(long, default_value = "all")]
+    pub variant: String,
+    /// Games per variant and thread count.
+    #[arg(long, default_value_t = 8)]
+    pub games: u64,
+    /// Thread counts to compare, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,2")]
+    pub threads: Vec<usize>,
+    /// Writes the rows as JSON here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub game: GameArgs,
+}
+
+/// Default node budget per move.
+pub const DEFAULT_NODES: u64 = 1500;
+
+/// `all` or one variant name, checked.
+pub fn variant_list(v: &str) -> Result<Vec<String>> {
+    if v == "all" {
+        return Ok(VariantId::ALL.iter().map(|v| v.name().to_owned()).collect());
+    }
+    match VariantId::from_name(v) {
+        Some(id) => Ok(vec![id.name().to_owned()]),
+        None => bail!(
+            "unknown variant {v:?} (expected all or one of {})",
+            VariantId::ALL.map(VariantId::name).join(", ")
+        ),
+    }
+}
+
+/// Thread count: as asked (at least 1), else the machine's cores.
+pub fn threads(t: Option<usize>) -> usize {
+    t.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
+}
+
+/// The network of `nets` made for `variant` (path and hash), if any. With one variant
+/// asked, a network for another variant is an error; with `all`, variants without a
+/// network of their own use the hand-crafted evaluation.
+fn net_for(nets: &[PathBuf], variant: &str, strict: bool) -> Result<Option<NetRef>> {
+    let mut found = None;
+    for path in nets {
+        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let net = kage_engine::nnue::Network::load(&bytes)
+            .with_context(|| format!("loading network {}", path.display()))?;
+        if net.header().variant == variant {
+            if found.is_some() {
+                bail!("two networks given for {variant}");
+            }
+            let hash = kage_selfplay::player::file_hash(&bytes);
+            found = Some(NetRef { path: path.display().to_string(), hash });
+        } else if strict {
+            bail!(
+                "network {} is for variant {:?}, not {variant:?}",
+                path.display(),
+                net.header().variant
+            );
+        }
+    }
+    Ok(found)
+}
+
+impl GameArgs {
+    fn config(
+        &self,
+        variant: &str,
+        games: u64,
+        batch_size: u64,
+        strict: bool,
+    ) -> Result<GenConfig> {
+        let budget = match (self.nodes, self.depth) {
+            (_, Some(d)) => Budget::Depth(d),
+            (n, None) => Budget::Nodes(n.unwrap_or(DEFAULT_NODES)),
+        };
+        let mut c = GenConfig::new(variant, games, self.seed, budget);
+        c.player = self.player;
+        c.hash_mb = self.hash;
+        c.batch_size = batch_size;
+        c.openings.random_plies = self.opening_plies;
+        c.openings.mode = self.opening_mode;
+        c.openings.multipv = self.opening_multipv;
+        c.openings.margin_cp = self.opening_margin;
+        let a = &mut c.adjudication;
+        a.resign_cp = self.resign_cp;
+        a.resign_plies = self.resign_plies;
+        a.draw_cp = self.draw_cp;
+        a.draw_plies = self.draw_plies;
+        a.draw_min_ply = self.draw_min_ply;
+        a.max_plies = self.max_plies;
+        c.net = net_for(&self.net, variant, strict)?;
+        Ok(c.validated()?)
+    }
+}
+
+impl GenerateArgs {
+    pub fn variants(&self) -> Result<Vec<String>> {
+        variant_list(&self.variant)
+    }
+
+    pub fn shard(&self) -> Result<Shard> {
+        Ok(Shard::new(self.shard, self.shards)?)
+    }
+
+    pub fn config(&self, variant: &str) -> Result<GenConfig> {
+        self.game.config(variant, self.games, self.batch_size, self.variant != "all")
+    }
+}
+
+impl BenchArgs {
+    pub fn config(&self, variant: &str) -> Result<GenConfig> {
+        if self.threads.is_empty() || self.threads.contains(&0) {
+            bail!("--threads needs one or more counts of at least 1");
+        }
+        self.game.config(variant, self.games, 1, self.variant != "all")
+    }
+}
+
+/// The player factory of a config.
+pub fn factory(cfg: &GenConfig) -> Result<PlayerFactory> {
+    Ok(kage_selfplay::factory_for(cfg)?)
+}

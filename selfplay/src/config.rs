@@ -1,0 +1,312 @@
+//! The generator config of one self-play run of one variant: everything that decides
+//! which games come out. It is written (as TOML) into every data file header, into the
+//! run directory, and compared on resume; thread count and progress display are not part
+//! of it because they do not change the output.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::SelfplayError;
+
+/// Version of the self-play generation procedure. Bump it whenever a change makes the
+/// same config produce different games (it is part of the config, hence of the hash).
+pub const GENERATOR_VERSION: u32 = 1;
+
+/// How much each search may do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Budget {
+    /// Fixed node count per move (deterministic).
+    Nodes(u64),
+    /// Fixed depth per move (deterministic).
+    Depth(u32),
+}
+
+/// Who plays the moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlayerKind {
+    /// The engine's search with the config's budget.
+    Search,
+    /// A 1-ply capture-greedy player (fast; for tests of the pipeline).
+    Greedy,
+}
+
+impl std::str::FromStr for PlayerKind {
+    type Err = SelfplayError;
+    fn from_str(s: &str) -> Result<Self, SelfplayError> {
+        match s {
+            "search" => Ok(PlayerKind::Search),
+            "greedy" => Ok(PlayerKind::Greedy),
+            _ => Err(SelfplayError::Config(format!(
+                "unknown player {s:?} (expected search or greedy)"
+            ))),
+        }
+    }
+}
+
+/// How the random opening plies are chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OpeningMode {
+    /// Uniformly among all legal moves.
+    Uniform,
+    /// Uniformly among the MultiPV moves whose score is within `margin` of the best.
+    Multipv,
+}
+
+impl std::str::FromStr for OpeningMode {
+    type Err = SelfplayError;
+    fn from_str(s: &str) -> Result<Self, SelfplayError> {
+        match s {
+            "uniform" => Ok(OpeningMode::Uniform),
+            "multipv" => Ok(OpeningMode::Multipv),
+            _ => Err(SelfplayError::Config(format!(
+                "unknown opening mode {s:?} (expected uniform or multipv)"
+            ))),
+        }
+    }
+}
+
+/// Random opening plies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Openings {
+    /// Number of random plies at the start of each game.
+    pub random_plies: u32,
+    /// How they are chosen.
+    pub mode: OpeningMode,
+    /// MultiPV width in `multipv` mode.
+    pub multipv: u32,
+    /// Margin in centipawns below the best line in `multipv` mode.
+    pub margin_cp: i32,
+}
+
+impl Default for Openings {
+    fn default() -> Self {
+        Openings { random_plies: 8, mode: OpeningMode::Multipv, multipv: 4, margin_cp: 80 }
+    }
+}
+
+/// Score-based adjudication, on top of the rules' own game ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Adjudication {
+    /// Resign when the side-to-move-independent score stays beyond this bound (cp)...
+    pub resign_cp: i32,
+    /// ...for this many consecutive plies, both sides agreeing (0 disables).
+    pub resign_plies: u32,
+    /// Adjudicate a draw when |score| stays at or below this bound (cp)...
+    pub draw_cp: i32,
+    /// ...for this many consecutive plies (0 disables)...
+    pub draw_plies: u32,
+    /// ...once the game has at least this many plies.
+    pub draw_min_ply: u32,
+    /// Stop the game as a draw after this many plies (0: no cap).
+    pub max_plies: u32,
+}
+
+impl Default for Adjudication {
+    fn default() -> Self {
+        Adjudication {
+            resign_cp: 1500,
+            resign_plies: 4,
+            draw_cp: 8,
+            draw_plies: 12,
+            draw_min_ply: 80,
+            max_plies: 300,
+        }
+    }
+}
+
+/// The complete generator config of one variant's run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GenConfig {
+    /// Producer and procedure version.
+    pub generator: String,
+    /// [`GENERATOR_VERSION`].
+    pub generator_version: u32,
+    /// Variant name.
+    pub variant: String,
+    /// Total games of the run (all shards together).
+    pub games: u64,
+    /// Run seed.
+    pub seed: u64,
+    /// Who plays.
+    pub player: PlayerKind,
+    /// Search budget per move.
+    pub budget: Budget,
+    /// Transposition table size per game thread, MiB.
+    pub hash_mb: usize,
+    /// Games per batch file (the unit of atomic writes and of resume).
+    pub batch_size: u64,
+    /// Random openings.
+    pub openings: Openings,
+    /// Adjudication.
+    pub adjudication: Adjudication,
+    /// NNUE network file (as given) and its FNV-1a 64 hash, when one is used.
+    pub net: Option<NetRef>,
+}
+
+/// The network a run evaluates with.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetRef {
+    /// Path as given on the command line.
+    pub path: String,
+    /// FNV-1a 64 of the file contents, hex.
+    pub hash: String,
+}
+
+impl GenConfig {
+    /// A config with the defaults for everything but variant, games, seed and budget.
+    pub fn new(variant: &str, games: u64, seed: u64, budget: Budget) -> Self {
+        GenConfig {
+            generator: format!("kage-selfplay {}", env!("CARGO_PKG_VERSION")),
+            generator_version: GENERATOR_VERSION,
+            variant: variant.to_owned(),
+            games,
+            seed,
+            player: PlayerKind::Search,
+            budget,
+            hash_mb: 8,
+            batch_size: 16,
+            openings: Openings::default(),
+            adjudication: Adjudication::default(),
+            net: None,
+        }
+    }
+
+    /// Checks every field; returns the config unchanged when valid.
+    pub fn validated(self) -> Result<Self, SelfplayError> {
+        let bad = |m: String| Err(SelfplayError::Config(m));
+        if kage_engine::VariantId::from_name(&self.variant).is_none() {
+            return bad(format!("unknown variant {:?}", self.variant));
+        }
+        if self.games == 0 {
+            return bad("games must be at least 1".into());
+        }
+        match self.budget {
+            Budget::Nodes(0) => return bad("nodes must be at least 1".into()),
+            Budget::Depth(0) => return bad("depth must be at least 1".into()),
+            Budget::Depth(d) if d > 64 => return bad(format!("depth {d} is above 64")),
+            _ => {}
+        }
+        if !(1..=65536).contains(&self.hash_mb) {
+            return bad(format!("hash {} MiB is outside 1..=65536", self.hash_mb));
+        }
+        if self.batch_size == 0 || self.batch_size > 1_000_000 {
+            return bad(format!("batch size {} is outside 1..=1000000", self.batch_size));
+        }
+        let o = &self.openings;
+        if o.random_plies > 200 {
+            return bad(format!("{} random opening plies is more than 200", o.random_plies));
+        }
+        if o.mode == OpeningMode::Multipv && !(1..=64).contains(&o.multipv) {
+            return bad(format!("opening multipv {} is outside 1..=64", o.multipv));
+        }
+        if o.margin_cp < 0 {
+            return bad("opening margin must not be negative".into());
+        }
+        let a = &self.adjudication;
+        if a.resign_plies > 0 && a.resign_cp <= 0 {
+            return bad("resign score must be positive".into());
+        }
+        if a.draw_plies > 0 && a.draw_cp < 0 {
+            return bad("draw score bound must not be negative".into());
+        }
+        if a.max_plies > u32::from(u16::MAX) {
+            return bad(format!("ply cap {} is above {}", a.max_plies, u16::MAX));
+        }
+        Ok(self)
+    }
+
+    /// Canonical TOML text (what data file headers carry and the hash is taken of).
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("the config always serialises")
+    }
+
+    /// Parses the TOML written by [`GenConfig::to_toml`].
+    pub fn from_toml(text: &str) -> Result<Self, SelfplayError> {
+        toml::from_str(text).map_err(|e| SelfplayError::Config(format!("bad config TOML: {e}")))
+    }
+
+    /// FNV-1a 64 hash of [`GenConfig::to_toml`] (the data crate's `config_hash`).
+    pub fn hash(&self) -> u64 {
+        kage_data::config_hash(&self.to_toml())
+    }
+
+    /// Number of batches of the whole run.
+    pub fn num_batches(&self) -> u64 {
+        self.games.div_ceil(self.batch_size)
+    }
+}
+
+/// A shard of a run: game indices `i` with `i % count == index`, so shards are disjoint and
+/// together cover the run whatever the batch size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    /// This shard, `0..count`.
+    pub index: u32,
+    /// Number of shards.
+    pub count: u32,
+}
+
+impl Shard {
+    /// The whole run as one shard.
+    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+
+    /// A validated shard.
+    pub fn new(index: u32, count: u32) -> Result<Self, SelfplayError> {
+        if count == 0 || index >= count {
+            return Err(SelfplayError::Config(format!(
+                "shard {index} of {count} is invalid (need 0 <= shard < shards)"
+            )));
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// The game indices of this shard in a run of `games` games, in order.
+    pub fn games(self, games: u64) -> impl Iterator<Item = u64> + Clone {
+        (u64::from(self.index)..games).step_by(self.count as usize)
+    }
+
+    /// Number of games of this shard.
+    pub fn len(self, games: u64) -> u64 {
+        games.saturating_sub(u64::from(self.index)).div_ceil(u64::from(self.count))
+    }
+
+    /// Whether this shard has no games.
+    pub fn is_empty(self, games: u64) -> bool {
+        self.len(games) == 0
+    }
+
+    /// Directory name of a shard's output (`None` for the whole run).
+    pub fn dir_name(self) -> Option<String> {
+        (self.count > 1).then(|| format!("shard-{:04}-of-{:04}", self.index, self.count))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn toml_round_trip_and_validation() {
+        let c = GenConfig::new("minishogi", 10, 3, Budget::Nodes(500)).validated().unwrap();
+        assert_eq!(GenConfig::from_toml(&c.to_toml()).unwrap(), c);
+        assert!(GenConfig::new("chess9", 10, 3, Budget::Nodes(5)).validated().is_err());
+        assert!(GenConfig::new("minishogi", 0, 3, Budget::Nodes(5)).validated().is_err());
+        assert!(GenConfig::new("minishogi", 1, 3, Budget::Depth(0)).validated().is_err());
+    }
+
+    #[test]
+    fn shards_partition_the_games() {
+        let mut all: Vec<u64> = Vec::new();
+        for i in 0..3 {
+            let s = Shard::new(i, 3).unwrap();
+            assert_eq!(s.games(10).count() as u64, s.len(10));
+            all.extend(s.games(10));
+        }
+        all.sort();
+        assert_eq!(all, (0..10).collect::<Vec<_>>());
+        assert!(Shard::new(3, 3).is_err());
+        assert_eq!(Shard::new(4, 5).unwrap().len(3), 0);
+    }
+}

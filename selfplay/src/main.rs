@@ -1,0 +1,158 @@
+//! `kage-selfplay`: generate self-play games and training positions, report balance,
+//! benchmark.
+
+mod cli;
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+
+use anyhow::{Context, Result, bail};
+use clap::Parser;
+use kage_selfplay::run::{RunStatus, generate};
+use kage_selfplay::{RunOptions, balance, bench};
+
+use cli::{Cli, Cmd};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let res = match cli.cmd {
+        Cmd::Generate(args) => run_generate(&args),
+        Cmd::Balance(args) => run_balance(&args),
+        Cmd::Bench(args) => run_bench(&args),
+    };
+    match res {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("kage-selfplay: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Ctrl-C once: finish the batches in flight and stop; twice: exit at once (finished
+/// batches are on disk either way).
+fn install_interrupt() -> Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let hits = AtomicU32::new(0);
+    let flag = stop.clone();
+    ctrlc::set_handler(move || {
+        if hits.fetch_add(1, Ordering::SeqCst) == 0 {
+            flag.store(true, Ordering::SeqCst);
+            eprintln!(
+                "\nkage-selfplay: interrupted; finishing the batches in flight \
+                 (Ctrl-C again to quit at once)"
+            );
+        } else {
+            eprintln!("\nkage-selfplay: aborted; rerun the same command to resume");
+            std::process::exit(130);
+        }
+    })
+    .context("installing the Ctrl-C handler")?;
+    Ok(stop)
+}
+
+fn run_generate(args: &cli::GenerateArgs) -> Result<ExitCode> {
+    let shard = args.shard()?;
+    let threads = cli::threads(args.threads);
+    let stop = install_interrupt()?;
+    for variant in args.variants()? {
+        let cfg = args.config(&variant)?;
+        let factory = cli::factory(&cfg)?;
+        let opts = RunOptions {
+            out: args.out.clone(),
+            shard,
+            threads,
+            progress: !args.quiet,
+            stop: &stop,
+            factory,
+        };
+        let report = generate(&cfg, &opts)
+            .with_context(|| format!("self-play of {variant} into {}", args.out.display()))?;
+        let dir = report.dir.display();
+        match report.status {
+            RunStatus::Complete | RunStatus::AlreadyComplete => {
+                let note = if report.status == RunStatus::AlreadyComplete {
+                    " (already complete; nothing to do)"
+                } else {
+                    ""
+                };
+                let secs = report.wall.as_secs_f64().max(1e-9);
+                println!("{variant}: {dir}{note}");
+                print!("{}", report.stats.text());
+                if report.games_played > 0 {
+                    let outside = 1.0
+                        - report.search_time.as_secs_f64()
+                            / report.game_time.as_secs_f64().max(1e-9);
+                    println!(
+                        "  speed      {:.2} games/s, {:.0} positions/s on {threads} threads \
+                         ({:.1}s, {:.1}% of game time outside search)",
+                        report.games_played as f64 / secs,
+                        report.positions_played as f64 / secs,
+                        secs,
+                        100.0 * outside
+                    );
+                }
+            }
+            RunStatus::Interrupted => {
+                println!(
+                    "{variant}: interrupted with {}/{} batches complete in {dir}; \
+                     rerun the same command to resume",
+                    report.batches_done, report.batches_total
+                );
+                return Ok(ExitCode::from(130));
+            }
+        }
+        if stop.load(Ordering::SeqCst) {
+            println!("interrupted between variants; rerun the same command to resume");
+            return Ok(ExitCode::from(130));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_balance(args: &cli::BalanceArgs) -> Result<ExitCode> {
+    let files = balance::game_files(&args.paths)?;
+    if files.is_empty() {
+        bail!("no game files found under the given paths");
+    }
+    let stats = balance::collect(&files)?;
+    print!("{}", balance::text(&stats));
+    if let Some(p) = &args.svg {
+        std::fs::write(p, balance::svg(&stats))
+            .with_context(|| format!("writing {}", p.display()))?;
+        println!("chart: {}", p.display());
+    }
+    if let Some(p) = &args.json {
+        let text = serde_json::to_string_pretty(&balance::json(&stats))? + "\n";
+        std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_bench(args: &cli::BenchArgs) -> Result<ExitCode> {
+    let mut rows = Vec::new();
+    for variant in cli::variant_list(&args.variant)? {
+        let cfg = args.config(&variant)?;
+        let factory = cli::factory(&cfg)?;
+        let r = bench::bench_variant(&cfg, &args.threads, &factory)
+            .with_context(|| format!("benchmark of {variant}"))?;
+        for row in &r {
+            eprintln!(
+                "{:>12} {} thread(s): {:.2} games/s, {:.0} positions/s, {:.2}% outside search",
+                row.variant,
+                row.threads,
+                row.games_per_s,
+                row.positions_per_s,
+                100.0 * row.overhead
+            );
+        }
+        rows.extend(r);
+    }
+    print!("{}", bench::table(&rows));
+    if let Some(p) = &args.json {
+        std::fs::write(p, serde_json::to_string_pretty(&rows)? + "\n")
+            .with_context(|| format!("writing {}", p.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

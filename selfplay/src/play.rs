@@ -1,0 +1,244 @@
+//! One self-play game: random opening plies, searched moves, adjudication, and the records
+//! that come out of it. A game depends only on (config, game index) and the player's
+//! deterministic answers, never on the thread that plays it.
+
+use std::time::Instant;
+
+use kage_data::{GameRecord, GameResult, Outcome, PositionRecord};
+use kage_engine::{Color, Game, Move, Variant};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::adjudicate::{Adjudicator, EndReason, RuleReason};
+use crate::config::{GenConfig, OpeningMode};
+use crate::error::{Result, SelfplayError};
+use crate::player::Player;
+
+/// A finished game: its records plus what the run statistics and the benchmark need.
+#[derive(Clone, Debug)]
+pub struct GameOutput {
+    /// The game record.
+    pub record: GameRecord,
+    /// One training position per searched position.
+    pub positions: Vec<PositionRecord>,
+    /// Why it ended.
+    pub end: EndReason,
+    /// Nanoseconds spent inside [`Player::choose`].
+    pub search_ns: u64,
+    /// Nanoseconds the whole game took (search included).
+    pub total_ns: u64,
+    /// Nodes searched.
+    pub nodes: u64,
+}
+
+fn splitmix64(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The random stream of one game: Xoshiro256++ seeded by a hash of (run seed, variant,
+/// global game index), so it is the same whatever thread, shard or batch plays the game.
+pub fn game_rng(seed: u64, variant: &str, index: u64) -> Xoshiro256PlusPlus {
+    let v = kage_data::config_hash(variant);
+    let h = splitmix64(splitmix64(splitmix64(seed) ^ v) ^ index);
+    Xoshiro256PlusPlus::seed_from_u64(h)
+}
+
+fn clamp_i16(score: i32) -> i16 {
+    score.clamp(-i32::from(i16::MAX), i32::from(i16::MAX)) as i16
+}
+
+/// Plays game `index` of the run described by `cfg` with `player`.
+pub fn play_game(
+    cfg: &GenConfig,
+    variant: &'static Variant,
+    player: &mut dyn Player,
+    index: u64,
+) -> Result<GameOutput> {
+    let start = Instant::now();
+    let mut rng = game_rng(cfg.seed, &cfg.variant, index);
+    player.new_game();
+    let mut game = Game::startpos(variant);
+    let mut adj = Adjudicator::new(cfg.adjudication);
+    let mut positions: Vec<PositionRecord> = Vec::new();
+    let mut scores: Vec<i16> = Vec::new();
+    let (mut search_ns, mut nodes) = (0u64, 0u64);
+    let open = cfg.openings;
+    let ply_limit = if cfg.adjudication.max_plies == 0 {
+        u32::from(u16::MAX)
+    } else {
+        cfg.adjudication.max_plies
+    };
+    let (winner, end) = loop {
+        let ply = game.ply() as u32;
+        if let Some(o) = game.outcome() {
+            break (o.winner, EndReason::Rule(RuleReason::new(o.reason)));
+        }
+        if adj.capped(ply) || ply >= ply_limit {
+            break (None, EndReason::PlyCap);
+        }
+        let opening = ply < open.random_plies;
+        let multipv = if opening && open.mode == OpeningMode::Multipv { open.multipv } else { 1 };
+        let t = Instant::now();
+        let choice = player.choose(&game, multipv as usize);
+        search_ns += t.elapsed().as_nanos() as u64;
+        nodes += choice.nodes;
+        let pos = game.position();
+        if choice.best.is_null() || !pos.is_legal(choice.best) {
+            return Err(SelfplayError::BadGame {
+                game: index,
+                reason: format!("player returned an illegal move in {}", pos.to_fen()),
+            });
+        }
+        let score = clamp_i16(choice.score);
+        let verdict = adj.observe(ply, pos.side_to_move(), choice.score);
+        let played = match verdict {
+            Some(_) => None,
+            None if !opening => Some(choice.best),
+            None => Some(opening_move(&game, &choice, open.mode, open.margin_cp, &mut rng)),
+        };
+        // The result is filled in once the game is over.
+        positions.push(PositionRecord::from_position(
+            pos,
+            score,
+            None,
+            ply as u16,
+            played,
+            Some(choice.best),
+        )?);
+        match (verdict, played) {
+            (Some(v), _) => break v,
+            (None, Some(m)) => {
+                scores.push(score);
+                game.play(m);
+            }
+            (None, None) => unreachable!("a move is chosen when there is no verdict"),
+        }
+    };
+    for p in &mut positions {
+        p.result = match winner {
+            None => Outcome::Draw,
+            Some(c) if c == p.side_to_move() => Outcome::Win,
+            Some(_) => Outcome::Loss,
+        };
+    }
+    let record = GameRecord {
+        variant: cfg.variant.clone(),
+        start_fen: game.start_position().to_fen(),
+        moves: game.moves().iter().map(|m| m.0).collect(),
+        scores,
+        result: GameResult::from_winner(winner),
+        termination: end.termination(),
+        game_index: index,
+    };
+    Ok(GameOutput {
+        record,
+        positions,
+        end,
+        search_ns,
+        total_ns: start.elapsed().as_nanos() as u64,
+        nodes,
+    })
+}
+
+/// A random opening move: uniform among all legal moves, or among the MultiPV moves within
+/// `margin` of the best.
+fn opening_move(
+    game: &Game,
+    choice: &crate::player::Choice,
+    mode: OpeningMode,
+    margin: i32,
+    rng: &mut Xoshiro256PlusPlus,
+) -> Move {
+    match mode {
+        OpeningMode::Uniform => {
+            let moves = game.position().legal_moves();
+            let all = moves.as_slice();
+            all[rng.random_range(0..all.len())]
+        }
+        OpeningMode::Multipv => {
+            let best = choice.lines.first().map_or(choice.score, |l| l.0);
+            let near: Vec<Move> = choice
+                .lines
+                .iter()
+                .filter(|(s, m)| *s >= best.saturating_sub(margin) && !m.is_null())
+                .map(|&(_, m)| m)
+                .collect();
+            if near.is_empty() { choice.best } else { near[rng.random_range(0..near.len())] }
+        }
+    }
+}
+
+/// The winner of a game record (`None` for a draw).
+pub fn winner_of(result: GameResult) -> Option<Color> {
+    match result {
+        GameResult::WhiteWin => Some(Color::White),
+        GameResult::BlackWin => Some(Color::Black),
+        GameResult::Draw => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Budget;
+    use crate::player::GreedyPlayer;
+
+    fn cfg() -> GenConfig {
+        GenConfig::new("minishogi", 4, 7, Budget::Nodes(1)).validated().unwrap()
+    }
+
+    #[test]
+    fn game_is_reproducible_and_records_are_consistent() {
+        let v = Variant::by_name("minishogi").unwrap();
+        let mut c = cfg();
+        c.openings.mode = OpeningMode::Uniform;
+        let a = play_game(&c, v, &mut GreedyPlayer, 3).unwrap();
+        let b = play_game(&c, v, &mut GreedyPlayer, 3).unwrap();
+        assert_eq!(a.record, b.record);
+        assert_eq!(a.positions, b.positions);
+        let other = play_game(&c, v, &mut GreedyPlayer, 4).unwrap();
+        assert_ne!(a.record.moves, other.record.moves, "games differ by index");
+        let r = &a.record;
+        assert_eq!(r.scores.len(), r.moves.len());
+        assert!(a.positions.len() == r.moves.len() || a.positions.len() == r.moves.len() + 1);
+        // Replay: every stored move is legal and the positions match.
+        let mut g = Game::startpos(v);
+        for (i, &m) in r.moves.iter().enumerate() {
+            let p = &a.positions[i];
+            assert_eq!(p.pos.to_fen(v).unwrap(), g.position().to_fen());
+            assert_eq!(p.mv, m);
+            assert_eq!(p.ply as usize, i);
+            assert!(g.position().is_legal(Move(m)));
+            g.play(Move(m));
+        }
+        if a.positions.len() == r.moves.len() {
+            assert_eq!(g.outcome().map(|o| o.winner), Some(winner_of(r.result)));
+        }
+    }
+
+    #[test]
+    fn rngs_differ_by_seed_variant_and_index() {
+        let x = |s, v, i| game_rng(s, v, i).random::<u64>();
+        assert_eq!(x(1, "shogi", 2), x(1, "shogi", 2));
+        assert_ne!(x(1, "shogi", 2), x(1, "shogi", 3));
+        assert_ne!(x(1, "shogi", 2), x(2, "shogi", 2));
+        assert_ne!(x(1, "shogi", 2), x(1, "minishogi", 2));
+    }
+
+    #[test]
+    fn ply_cap_ends_the_game_as_a_draw() {
+        let v = Variant::by_name("minishogi").unwrap();
+        let mut c = cfg();
+        c.adjudication.max_plies = 5;
+        c.adjudication.resign_plies = 0;
+        let out = play_game(&c, v, &mut GreedyPlayer, 0).unwrap();
+        if out.end == EndReason::PlyCap {
+            assert_eq!(out.record.moves.len(), 5);
+            assert_eq!(out.record.result, GameResult::Draw);
+        }
+        assert!(out.record.moves.len() <= 5);
+    }
+}

@@ -1,0 +1,369 @@
+//! A resumable self-play run of one variant (or one shard of it) into a run directory.
+//!
+//! Layout of `<out>/<variant>[/shard-IIII-of-NNNN]/`:
+//!
+//! * `run.toml`: the generator config and shard; a rerun with another config is refused.
+//! * `parts/games/part-NNNNNN.kdata`, `parts/positions/part-NNNNNN.kdata`: batch `N` of
+//!   the shard's games (its games `N*batch_size ..`), each file complete and written
+//!   atomically (temp file + rename); a batch counts once both exist.
+//! * when every batch is there: `games.kdata` and `positions.kdata` (the parts joined in
+//!   batch order, so byte-identical whatever was interrupted and resumed), `summary.json`;
+//!   the parts are then removed.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use kage_data::{
+    FileHeader, GameRecord, PartDir, PositionRecord, Reader, Record, RecordKind, Writer, part_path,
+};
+use kage_engine::Variant;
+use serde::{Deserialize, Serialize};
+
+use crate::config::{GenConfig, Shard};
+use crate::driver::{PlayerFactory, Slot, play_games};
+use crate::error::{Result, SelfplayError};
+use crate::play::GameOutput;
+use crate::stats::GameStats;
+
+/// Git revision this binary was built from.
+pub const GIT_REVISION: &str = env!("KAGE_SELFPLAY_GIT_REV");
+
+/// `created-by` of the files this crate writes.
+pub fn created_by() -> String {
+    format!("kage-selfplay {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// How to run (nothing here changes the output).
+pub struct RunOptions<'a> {
+    /// Output root; the run goes to [`run_dir`].
+    pub out: PathBuf,
+    /// Which part of the run.
+    pub shard: Shard,
+    /// Worker threads.
+    pub threads: usize,
+    /// Draw a progress bar (it is hidden anyway when stderr is not a terminal).
+    pub progress: bool,
+    /// Set to stop after the batches in flight (Ctrl-C).
+    pub stop: &'a AtomicBool,
+    /// Makes a player per thread.
+    pub factory: PlayerFactory,
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Everything was generated and joined now.
+    Complete,
+    /// The directory already held the finished output; nothing was done.
+    AlreadyComplete,
+    /// Stopped early: complete batches are kept; rerun the same command to resume.
+    Interrupted,
+}
+
+/// What a run did.
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    /// Run directory.
+    pub dir: PathBuf,
+    /// Outcome.
+    pub status: RunStatus,
+    /// Statistics of the final output (when complete) or of the games played now.
+    pub stats: GameStats,
+    /// Batches complete / total.
+    pub batches_done: u64,
+    /// Total batches of this shard.
+    pub batches_total: u64,
+    /// Games played by this invocation.
+    pub games_played: u64,
+    /// Training positions made by this invocation.
+    pub positions_played: u64,
+    /// Time inside the player, summed over threads.
+    pub search_time: Duration,
+    /// Time inside games, summed over threads.
+    pub game_time: Duration,
+    /// Wall-clock time of this invocation.
+    pub wall: Duration,
+}
+
+/// The directory of a run: `<out>/<variant>` or `<out>/<variant>/shard-IIII-of-NNNN`.
+pub fn run_dir(out: &Path, variant: &str, shard: Shard) -> PathBuf {
+    let d = out.join(variant);
+    match shard.dir_name() {
+        Some(s) => d.join(s),
+        None => d,
+    }
+}
+
+#[derive(Serialize, Deserialize, PartialEq)]
+struct RunFile {
+    shard: Shard,
+    config: GenConfig,
+}
+
+/// The header of every data file of a run (the shard is not in it, so shards merge).
+pub fn header(cfg: &GenConfig, kind: RecordKind) -> Result<FileHeader> {
+    Ok(FileHeader::new(kind, &cfg.variant, &cfg.to_toml(), GIT_REVISION, &created_by())?)
+}
+
+fn write_atomic(path: &Path, text: &str) -> Result<()> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).map_err(|e| SelfplayError::io(&tmp, "write", e))?;
+    std::fs::rename(&tmp, path).map_err(|e| SelfplayError::io(path, "rename", e))
+}
+
+/// Creates the run directory and its `run.toml`, or checks that an existing one holds the
+/// same config.
+fn claim_dir(dir: &Path, cfg: &GenConfig, shard: Shard) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| SelfplayError::io(dir, "create directory", e))?;
+    let path = dir.join("run.toml");
+    let want = RunFile { shard, config: cfg.clone() };
+    let text = toml::to_string(&want).expect("run file serialises");
+    match std::fs::read_to_string(&path) {
+        Ok(existing) => {
+            let same = toml::from_str::<RunFile>(&existing).is_ok_and(|f| f == want);
+            if !same {
+                return Err(SelfplayError::ConfigMismatch {
+                    dir: dir.to_path_buf(),
+                    existing,
+                    requested: text,
+                });
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => write_atomic(&path, &text),
+        Err(e) => Err(SelfplayError::io(&path, "read", e)),
+    }
+}
+
+fn remove_dir(dir: &Path) -> Result<()> {
+    match std::fs::remove_dir_all(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(SelfplayError::io(dir, "remove", e)),
+    }
+}
+
+fn progress_bar(len: u64, done: u64, variant: &str, show: bool) -> ProgressBar {
+    let pb = if show {
+        ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr())
+    } else {
+        ProgressBar::hidden()
+    };
+    let style = ProgressStyle::with_template(
+        "{prefix:>12} [{elapsed_precise}] {bar:30} {pos}/{len} games ({per_sec}, ETA {eta}) {msg}",
+    )
+    .expect("static template");
+    pb.set_style(style.progress_chars("=> "));
+    pb.set_prefix(variant.to_owned());
+    pb.set_position(done);
+    pb.reset_eta();
+    pb
+}
+
+/// Generates (or resumes, or finds finished) the run of `cfg` for `opts.shard`.
+pub fn generate(cfg: &GenConfig, opts: &RunOptions) -> Result<RunReport> {
+    let started = Instant::now();
+    let variant: &'static Variant = Variant::by_name(&cfg.variant)
+        .map_err(|e| SelfplayError::Config(format!("variant {:?}: {e}", cfg.variant)))?;
+    let dir = run_dir(&opts.out, &cfg.variant, opts.shard);
+    claim_dir(&dir, cfg, opts.shard)?;
+    let parts = dir.join("parts");
+    let games: Vec<u64> = opts.shard.games(cfg.games).collect();
+    let bsize = cfg.batch_size as usize;
+    let batches_total = games.len().div_ceil(bsize) as u64;
+    let mut report = RunReport {
+        dir: dir.clone(),
+        status: RunStatus::Complete,
+        stats: GameStats::default(),
+        batches_done: 0,
+        batches_total,
+        games_played: 0,
+        positions_played: 0,
+        search_time: Duration::ZERO,
+        game_time: Duration::ZERO,
+        wall: Duration::ZERO,
+    };
+    if dir.join("games.kdata").exists() {
+        remove_dir(&parts)?;
+        report.status = RunStatus::AlreadyComplete;
+        report.batches_done = batches_total;
+        report.stats = final_stats(&dir)?;
+        report.wall = started.elapsed();
+        return Ok(report);
+    }
+    let gdir = PartDir::open(parts.join("games"))?;
+    let pdir = PartDir::open(parts.join("positions"))?;
+    let have = |d: &PartDir| d.parts().iter().map(|(i, _)| *i).collect::<Vec<_>>();
+    let (gh, ph) = (have(&gdir), have(&pdir));
+    let done: Vec<u64> = (0..batches_total).filter(|b| gh.contains(b) && ph.contains(b)).collect();
+    let slots: Vec<Slot> = games
+        .iter()
+        .enumerate()
+        .map(|(k, &g)| Slot { game: g, group: (k / bsize) as u64 })
+        .filter(|s| !done.contains(&s.group))
+        .collect();
+    let game_header = header(cfg, RecordKind::Game)?;
+    let pos_header = header(cfg, RecordKind::Position)?;
+    let pb = progress_bar(
+        games.len() as u64,
+        (games.len() - slots.len()) as u64,
+        &cfg.variant,
+        opts.progress,
+    );
+    let mut pending: BTreeMap<u64, Vec<Option<GameOutput>>> = BTreeMap::new();
+    let mut batches_done = done.len() as u64;
+    let mut on_game = |i: usize, out: GameOutput| -> Result<()> {
+        let slot = slots[i];
+        let first = slots.partition_point(|s| s.group < slot.group);
+        let len = slots[first..].iter().take_while(|s| s.group == slot.group).count();
+        report.games_played += 1;
+        report.positions_played += out.positions.len() as u64;
+        report.search_time += Duration::from_nanos(out.search_ns);
+        report.game_time += Duration::from_nanos(out.total_ns);
+        report.stats.add(&out.record, out.positions.len() as u64);
+        pb.inc(1);
+        pb.set_message(format!("{} positions", report.positions_played));
+        let entry = pending.entry(slot.group).or_insert_with(|| vec![None; len]);
+        entry[i - first] = Some(out);
+        if entry.iter().all(Option::is_some) {
+            let outs: Vec<GameOutput> =
+                pending.remove(&slot.group).into_iter().flatten().flatten().collect();
+            write_batch(&parts, slot.group, &game_header, &pos_header, &outs)?;
+            batches_done += 1;
+        }
+        Ok(())
+    };
+    let res =
+        play_games(cfg, variant, &slots, opts.threads, &opts.factory, opts.stop, &mut on_game);
+    pb.finish_and_clear();
+    res?;
+    report.batches_done = batches_done;
+    report.wall = started.elapsed();
+    if batches_done < batches_total {
+        report.status = RunStatus::Interrupted;
+        return Ok(report);
+    }
+    report.stats = join_parts(&dir, &parts, batches_total, &game_header, &pos_header)?;
+    write_summary(&dir, cfg, opts, &report)?;
+    remove_dir(&parts)?;
+    report.wall = started.elapsed();
+    Ok(report)
+}
+
+fn write_batch(
+    parts: &Path,
+    batch: u64,
+    game_header: &FileHeader,
+    pos_header: &FileHeader,
+    outs: &[GameOutput],
+) -> Result<()> {
+    // Positions first: a batch counts only once its games file exists too.
+    let mut w = Writer::<PositionRecord>::create(
+        part_path(&parts.join("positions"), batch),
+        pos_header.clone(),
+    )?;
+    for o in outs {
+        w.write_all(&o.positions)?;
+    }
+    w.finish()?;
+    let mut w =
+        Writer::<GameRecord>::create(part_path(&parts.join("games"), batch), game_header.clone())?;
+    w.write_all(outs.iter().map(|o| &o.record))?;
+    w.finish()?;
+    Ok(())
+}
+
+/// Reads every record of a complete file; damage is an error here (parts are ours).
+fn read_file<R: Record>(path: &Path) -> Result<Vec<R>> {
+    let (_, records, damage) = kage_data::read_all::<R>(path)?;
+    if let Some(d) = damage.first() {
+        return Err(SelfplayError::Damaged(d.to_string()));
+    }
+    Ok(records)
+}
+
+fn join_parts(
+    dir: &Path,
+    parts: &Path,
+    batches: u64,
+    game_header: &FileHeader,
+    pos_header: &FileHeader,
+) -> Result<GameStats> {
+    let mut positions = 0u64;
+    let mut w = Writer::<PositionRecord>::create(dir.join("positions.kdata"), pos_header.clone())?;
+    for b in 0..batches {
+        let recs = read_file::<PositionRecord>(&part_path(&parts.join("positions"), b))?;
+        w.write_all(&recs)?;
+        positions += recs.len() as u64;
+    }
+    w.finish()?;
+    let mut stats = GameStats::default();
+    let mut w = Writer::<GameRecord>::create(dir.join("games.kdata"), game_header.clone())?;
+    for b in 0..batches {
+        let recs = read_file::<GameRecord>(&part_path(&parts.join("games"), b))?;
+        for g in &recs {
+            stats.add(g, 0);
+        }
+        w.write_all(&recs)?;
+    }
+    w.finish()?;
+    stats.positions = positions;
+    Ok(stats)
+}
+
+/// Statistics of a finished run directory, read from its files.
+pub fn final_stats(dir: &Path) -> Result<GameStats> {
+    let mut stats = GameStats::default();
+    let mut r = Reader::<GameRecord>::open(dir.join("games.kdata"))?;
+    while let Some(chunk) = r.next_chunk()? {
+        for g in &chunk {
+            stats.add(g, 0);
+        }
+    }
+    let mut r = Reader::<PositionRecord>::open(dir.join("positions.kdata"))?;
+    while let Some(chunk) = r.next_chunk()? {
+        stats.positions += chunk.len() as u64;
+    }
+    Ok(stats)
+}
+
+fn write_summary(dir: &Path, cfg: &GenConfig, opts: &RunOptions, r: &RunReport) -> Result<()> {
+    let secs = r.wall.as_secs_f64().max(1e-9);
+    let game_s = r.game_time.as_secs_f64();
+    let json = serde_json::json!({
+        "tool": created_by(),
+        "format_version": kage_data::FORMAT_VERSION,
+        "git_revision": GIT_REVISION,
+        "variant": cfg.variant,
+        "seed": cfg.seed,
+        "shard": { "index": opts.shard.index, "count": opts.shard.count },
+        "config_hash": format!("{:016x}", cfg.hash()),
+        "config": cfg,
+        "files": { "games": "games.kdata", "positions": "positions.kdata" },
+        "stats": r.stats.report(),
+        "last_invocation": {
+            "threads": opts.threads,
+            "games_played": r.games_played,
+            "positions_played": r.positions_played,
+            "wall_s": secs,
+            "games_per_s": r.games_played as f64 / secs,
+            "positions_per_s": r.positions_played as f64 / secs,
+            "outside_search_fraction": if game_s > 0.0 {
+                1.0 - r.search_time.as_secs_f64() / game_s
+            } else {
+                0.0
+            },
+        },
+    });
+    let text = serde_json::to_string_pretty(&json).expect("summary serialises") + "\n";
+    write_atomic(&dir.join("summary.json"), &text)
+}
+
+/// Whether a stop was requested.
+pub fn stopped(flag: &AtomicBool) -> bool {
+    flag.load(Ordering::SeqCst)
+}
