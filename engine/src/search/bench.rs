@@ -96,13 +96,22 @@ pub fn play_match(d: u32, games: usize, only: Option<&str>) -> anyhow::Result<()
         }
         let v = Variant::builtin(id);
         let (mut w, mut l, mut dr) = (0, 0, 0);
+        let mut reasons = std::collections::BTreeMap::new();
         for g in 0..games {
             let deep_white = g % 2 == 0;
             let mut game = Game::startpos(v);
-            // Vary the openings: a different first move per game pair.
-            let first = Position::startpos(v).legal_moves();
-            let idx = (g / 2 * 7) % first.len();
-            game.play(first.as_slice()[idx]);
+            // Vary the openings: three pseudo-random plies per game pair (both colours).
+            let mut seed = (g / 2) as u64 * 0x9e37_79b9_7f4a_7c15 + 12345;
+            for _ in 0..3 {
+                let ms = game.position().legal_moves();
+                if ms.is_empty() {
+                    break;
+                }
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                game.play(ms.as_slice()[(seed % ms.len() as u64) as usize]);
+            }
             let mut deep = Searcher::new(16);
             let mut shallow = Searcher::new(16);
             let stop = AtomicBool::new(false);
@@ -123,6 +132,8 @@ pub fn play_match(d: u32, games: usize, only: Option<&str>) -> anyhow::Result<()
                 game.play(r.best_move);
             };
             let deep_color = if deep_white { Color::White } else { Color::Black };
+            let reason = outcome.map_or("unfinished", |o| o.reason.name());
+            *reasons.entry(reason).or_insert(0) += 1;
             match outcome.map_or(0, |o| o.score_for(deep_color)) {
                 1 => w += 1,
                 -1 => l += 1,
@@ -131,7 +142,7 @@ pub fn play_match(d: u32, games: usize, only: Option<&str>) -> anyhow::Result<()
         }
         let pct = (w as f64 + dr as f64 / 2.0) / games.max(1) as f64 * 100.0;
         println!(
-            "{name:<14} depth {} vs {d}: +{w} -{l} ={dr} ({pct:.1}% for the deeper side)",
+            "{name:<14} depth {} vs {d}: +{w} -{l} ={dr} ({pct:.1}% for the deeper side) {reasons:?}",
             d + 2
         );
     }

@@ -1,6 +1,6 @@
 //! The recursive search: principal variation search with pruning, and quiescence.
 
-use super::ordering::{MAX_PLY, Ordering, SCORE_KILLER, pick};
+use super::ordering::{MAX_PLY, Ordering, SCORE_KILLER};
 use super::rules::{outcome_score, tree_repetition_draw};
 use super::tactical::{campmate_in_one, tactical_moves};
 use super::tt::{Bound, Tt};
@@ -20,7 +20,8 @@ const REP_FILTER: usize = 4096;
 /// Per-ply scratch buffers.
 pub struct Frame {
     pub list: MoveList,
-    pub scores: Vec<i32>,
+    /// Ordering score and move packed as `score << 16 | move` (higher first).
+    pub keys: Vec<i64>,
     pub tactical: Vec<Move>,
     pub quiets: Vec<Move>,
 }
@@ -71,7 +72,7 @@ impl<'a> Ctx<'a> {
             .map(|_| {
                 Some(Box::new(Frame {
                     list: MoveList::new(),
-                    scores: Vec::with_capacity(256),
+                    keys: Vec::with_capacity(256),
                     tactical: Vec::with_capacity(64),
                     quiets: Vec::with_capacity(64),
                 }))
@@ -259,6 +260,8 @@ impl<'a> Ctx<'a> {
         {
             return h.score;
         }
+        // Internal iterative reduction: no move to try first, search shallower.
+        let depth = if depth >= 4 && tt_move.is_null() { depth - 1 } else { depth };
         let eval = if in_check {
             -INFINITE
         } else if let Some(h) = hit {
@@ -308,9 +311,9 @@ impl<'a> Ctx<'a> {
             self.put_frame(ply, f);
             return Self::no_moves_score(pos, last, ply);
         }
-        f.scores.clear();
+        f.keys.clear();
         for &m in f.list.as_slice() {
-            f.scores.push(self.ord.score(pos, m, tt_move, ply));
+            f.keys.push(key_of(self.ord.score(pos, m, tt_move, ply), m));
         }
         f.quiets.clear();
         let stm = pos.side_to_move();
@@ -319,7 +322,7 @@ impl<'a> Ctx<'a> {
         let mut searched = 0usize;
         let old_alpha = alpha;
         for i in 0..n {
-            let m = pick(&mut f.list.as_mut_slice()[..n], &mut f.scores[..n], i);
+            let (m, mscore) = next_move(&mut f.keys, i);
             let tactical = pos.captured(m).is_some() || m.is_promotion();
             let quiet = !tactical;
             let mut child = pos.clone();
@@ -334,8 +337,12 @@ impl<'a> Ctx<'a> {
                 if depth <= 4 && eval + 120 + 100 * depth <= alpha {
                     continue;
                 }
+                // History pruning.
+                if depth <= 3 && mscore < -1500 * depth {
+                    continue;
+                }
             }
-            let ext = i32::from(gives_check && (ply as i32) < 2 * self.root_depth);
+            let ext = i32::from(gives_check && pv_node && (ply as i32) < 2 * self.root_depth);
             let new_depth = depth - 1 + ext;
             self.push(&child);
             let score = if searched == 0 {
@@ -346,9 +353,10 @@ impl<'a> Ctx<'a> {
                 {
                     r = self.ord.lmr(depth, searched);
                     r -= pv_node as i32;
-                    if f.scores[i] >= SCORE_KILLER - 1 {
+                    r += i32::from(!pv_node && !improving_guess(eval, beta));
+                    if mscore >= SCORE_KILLER - 1 {
                         r -= 1;
-                    } else if f.scores[i] < -2000 {
+                    } else if mscore < -2000 {
                         r += 1;
                     }
                     r = r.clamp(0, new_depth - 1);
@@ -444,13 +452,13 @@ impl<'a> Ctx<'a> {
                 self.put_frame(ply, f);
                 return self.evaluate(pos);
             }
-            f.scores.clear();
+            f.keys.clear();
             for &m in f.list.as_slice() {
-                f.scores.push(self.ord.score(pos, m, Move::NULL, ply));
+                f.keys.push(key_of(self.ord.score(pos, m, Move::NULL, ply), m));
             }
             best = -INFINITE;
             for i in 0..n {
-                let m = pick(&mut f.list.as_mut_slice()[..n], &mut f.scores[..n], i);
+                let (m, _) = next_move(&mut f.keys, i);
                 let mut child = pos.clone();
                 child.play(m);
                 let s = -self.qsearch(&child, -beta, -alpha, ply + 1, m, qdepth + 1);
@@ -478,13 +486,13 @@ impl<'a> Ctx<'a> {
             f.tactical.clear();
             tactical_moves(pos, &mut f.tactical);
             let n = f.tactical.len();
-            f.scores.clear();
+            f.keys.clear();
             for &m in &f.tactical {
-                f.scores.push(self.ord.score(pos, m, Move::NULL, ply));
+                f.keys.push(key_of(self.ord.score(pos, m, Move::NULL, ply), m));
             }
             let v = pos.variant();
             for i in 0..n {
-                let m = pick(&mut f.tactical[..n], &mut f.scores[..n], i);
+                let (m, _) = next_move(&mut f.keys, i);
                 if !m.is_promotion() {
                     let victim = pos.captured(m).map_or(0, |p| v.kind(p.kind).value);
                     if stand + victim + 200 <= alpha {
@@ -528,4 +536,35 @@ fn has_pieces(pos: &Position) -> bool {
             !(info.royal || info.pawn || info.letter == 'P' && !info.promoted)
         })
     })
+}
+
+/// A cheap stand-in for "the position is improving": the static evaluation is not far below
+/// the window.
+#[inline(always)]
+fn improving_guess(eval: i32, beta: i32) -> bool {
+    eval > beta - 50
+}
+
+#[inline(always)]
+fn key_of(score: i32, m: Move) -> i64 {
+    ((score as i64) << 16) | m.0 as i64
+}
+
+/// The `i`-th move in ordering order: selection for the first few, then one sort of the rest.
+#[inline]
+fn next_move(keys: &mut [i64], i: usize) -> (Move, i32) {
+    const SELECT: usize = 3;
+    if i < SELECT {
+        let mut best = i;
+        for j in i + 1..keys.len() {
+            if keys[j] > keys[best] {
+                best = j;
+            }
+        }
+        keys.swap(i, best);
+    } else if i == SELECT {
+        keys[i..].sort_unstable_by(|a, b| b.cmp(a));
+    }
+    let k = keys[i];
+    (Move((k & 0xffff) as u16), (k >> 16) as i32)
 }

@@ -110,17 +110,3 @@ impl Default for Ordering {
         Ordering::new()
     }
 }
-
-/// Moves the best-scored remaining move to `i` (selection sort step) and returns it.
-#[inline]
-pub fn pick(moves: &mut [Move], scores: &mut [i32], i: usize) -> Move {
-    let mut best = i;
-    for j in i + 1..moves.len() {
-        if scores[j] > scores[best] {
-            best = j;
-        }
-    }
-    moves.swap(i, best);
-    scores.swap(i, best);
-    moves[i]
-}

@@ -104,6 +104,8 @@ pub fn iterate(
         if ctx.aborted {
             break;
         }
+        // Lines best first (a later line can come out higher than an earlier one).
+        rms[..multipv].sort_by_key(|r| -r.score);
         for r in rms.iter_mut() {
             r.prev = r.score;
         }
