@@ -144,3 +144,27 @@ fn from_parts_checks_sizes() {
     let err = Network::from_parts(net.header().clone(), w).unwrap_err();
     assert!(matches!(err, NetError::Invalid(_)));
 }
+
+#[test]
+fn load_for_variant_uses_the_engine_feature_set() {
+    use crate::nnue::features;
+    use crate::{Position, Variant, VariantId};
+    let v = Variant::builtin(VariantId::from_name("minishogi").expect("minishogi is built in"));
+    let mut net = tiny_net();
+    let n = features::num_features(v);
+    let mut header = net.header().clone();
+    header.feature_set_id = features::FEATURE_SET_ID;
+    header.num_features = n as u32;
+    let mut w = net.weights().clone();
+    w.ft_weights = (0..n * 4).map(|i| (i % 50) as i16 - 25).collect();
+    net = Network::from_parts(header, w).expect("valid parts");
+    let bytes = net.to_bytes();
+    let loaded = Network::load_for_variant(&bytes, v).expect("loads for minishogi");
+    let pos = Position::startpos(v);
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    features::active_features(&pos, pos.side_to_move(), &mut a);
+    features::active_features(&pos, !pos.side_to_move(), &mut b);
+    assert_eq!(loaded.evaluate_position(&pos), loaded.evaluate(&a, &b));
+    let other = Variant::builtin(VariantId::from_name("shinobi").expect("shinobi is built in"));
+    assert!(matches!(Network::load_for_variant(&bytes, other), Err(NetError::WrongVariant { .. })));
+}
