@@ -29,6 +29,17 @@ pub const POSITIONS: &[(&str, &str)] = &[
     ("minishogi", "1G2k/bP2B/r4/P1sS1/KG2R[] w - - 7 13"),
 ];
 
+/// CPU seconds used by this process (user + system, from `/proc/self/stat`; Linux only).
+pub fn cpu_seconds() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which is in parentheses and may contain spaces).
+    let rest = &text[text.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let utime: f64 = f.get(11)?.parse().ok()?;
+    let stime: f64 = f.get(12)?.parse().ok()?;
+    Some((utime + stime) / 100.0)
+}
+
 /// Default bench depth per variant.
 pub fn default_depth(name: &str) -> u32 {
     match name {
@@ -49,8 +60,8 @@ fn position(v: &'static Variant, fen: &str) -> Position {
 /// Runs the search bench and prints a table; returns the total node count (the signature).
 pub fn search(depth: Option<u32>, only: Option<&str>) -> anyhow::Result<u64> {
     println!(
-        "{:<14} {:>5} {:>12} {:>9} {:>10}",
-        "variant", "depth", "nodes", "seconds", "knodes/s"
+        "{:<14} {:>5} {:>12} {:>9} {:>10} {:>9} {:>12}",
+        "variant", "depth", "nodes", "seconds", "knodes/s", "cpu s", "knodes/cpu-s"
     );
     let mut total = 0u64;
     let (mut all_nodes, mut all_time) = (0u64, 0f64);
@@ -63,6 +74,7 @@ pub fn search(depth: Option<u32>, only: Option<&str>) -> anyhow::Result<u64> {
         let d = depth.unwrap_or_else(|| default_depth(name));
         let mut nodes = 0u64;
         let t = Instant::now();
+        let cpu0 = cpu_seconds();
         for &(_, fen) in POSITIONS.iter().filter(|(n, _)| *n == name) {
             let mut s = Searcher::new(16);
             let game = Game::new(position(v, fen));
@@ -71,9 +83,14 @@ pub fn search(depth: Option<u32>, only: Option<&str>) -> anyhow::Result<u64> {
             nodes += r.nodes;
         }
         let secs = t.elapsed().as_secs_f64();
+        let cpu = match (cpu0, cpu_seconds()) {
+            (Some(a), Some(b)) => b - a,
+            _ => secs,
+        };
         println!(
-            "{name:<14} {d:>5} {nodes:>12} {secs:>9.3} {:>10.0}",
-            nodes as f64 / secs.max(1e-9) / 1e3
+            "{name:<14} {d:>5} {nodes:>12} {secs:>9.3} {:>10.0} {cpu:>9.2} {:>12.0}",
+            nodes as f64 / secs.max(1e-9) / 1e3,
+            nodes as f64 / cpu.max(1e-2) / 1e3
         );
         total += nodes;
         all_nodes += nodes;

@@ -331,7 +331,12 @@ impl<'a> Ctx<'a> {
             if quiet && !pv_node && !in_check && !gives_check && best > -MATE_BOUND && searched > 0
             {
                 // Late-move pruning and futility pruning of quiet moves.
-                if depth <= 5 && searched >= (4 + 3 * depth * depth) as usize {
+                let lmp = if improving_guess(eval, beta) {
+                    3 + 2 * depth * depth
+                } else {
+                    3 + depth * depth
+                };
+                if depth <= 5 && searched >= lmp as usize {
                     continue;
                 }
                 if depth <= 4 && eval + 120 + 100 * depth <= alpha {

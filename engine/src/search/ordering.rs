@@ -81,6 +81,16 @@ impl Ordering {
         if m == tt_move {
             return SCORE_TT;
         }
+        if m.is_drop() {
+            let k = &self.killers[ply];
+            if m == k[0] {
+                return SCORE_KILLER;
+            }
+            if m == k[1] {
+                return SCORE_KILLER - 1;
+            }
+            return self.history(pos.side_to_move(), m);
+        }
         let v = pos.variant();
         let captured = pos.captured(m);
         if captured.is_some() || m.is_promotion() {
