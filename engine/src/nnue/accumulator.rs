@@ -3,7 +3,8 @@
 use super::network::Network;
 
 /// One perspective's accumulator: `ft_bias + sum of active FT rows`, kept in i32 so that
-/// incremental updates are exact and order-independent.
+/// incremental updates are exact and order-independent (at most a few hundred features of
+/// |w| <= 32767 are ever active, far from overflow; wrapping ops keep the loops vectorisable).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Accumulator {
     values: Vec<i32>,
@@ -35,7 +36,7 @@ impl Accumulator {
     /// Panics if `feature` is out of range.
     pub fn add_feature(&mut self, net: &Network, feature: u32) {
         for (v, &w) in self.values.iter_mut().zip(net.ft_row(feature)) {
-            *v += i32::from(w);
+            *v = v.wrapping_add(i32::from(w));
         }
     }
 
@@ -45,7 +46,7 @@ impl Accumulator {
     /// Panics if `feature` is out of range.
     pub fn remove_feature(&mut self, net: &Network, feature: u32) {
         for (v, &w) in self.values.iter_mut().zip(net.ft_row(feature)) {
-            *v -= i32::from(w);
+            *v = v.wrapping_sub(i32::from(w));
         }
     }
 

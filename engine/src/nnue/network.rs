@@ -104,6 +104,8 @@ pub struct NetWeights {
 pub struct Network {
     header: NetHeader,
     weights: NetWeights,
+    /// `weights.l1_weights` widened to i16 (same layout) for the inference dot products.
+    l1_wide: Vec<i16>,
 }
 
 impl Network {
@@ -125,7 +127,8 @@ impl Network {
                 return Err(NetError::Invalid(format!("{name} has {got} values, expected {want}")));
             }
         }
-        Ok(Network { header, weights })
+        let l1_wide = weights.l1_weights.iter().map(|&w| i16::from(w)).collect();
+        Ok(Network { header, weights, l1_wide })
     }
 
     /// Loads a network file, validating magic, version, length, checksum and structure.
@@ -269,23 +272,32 @@ impl Network {
     pub fn raw_output(&self, stm: &[i32], nstm: &[i32]) -> i32 {
         let h = self.ft_size();
         assert!(stm.len() == h && nstm.len() == h, "accumulator width does not match network");
+        // Activations fit i16 (0..=QA) and L1 weights are widened to i16 once at load, so each
+        // hidden unit is an i16 x i16 -> i32 dot product the compiler vectorises.
+        let mut act = vec![0i16; 2 * h];
+        for (d, &a) in act.iter_mut().zip(stm.iter().chain(nstm)) {
+            *d = crelu(a) as i16;
+        }
         let w = &self.weights;
         let mut out = w.out_bias;
         for (j, (&b, &ow)) in w.l1_bias.iter().zip(&w.out_weights).enumerate() {
-            let row = &w.l1_weights[j * 2 * h..(j + 1) * 2 * h];
-            let mut s = b;
-            for (&a, &wt) in stm.iter().zip(&row[..h]) {
-                s += crelu(a) * i32::from(wt);
-            }
-            for (&a, &wt) in nstm.iter().zip(&row[h..]) {
-                s += crelu(a) * i32::from(wt);
-            }
+            let row = &self.l1_wide[j * 2 * h..(j + 1) * 2 * h];
+            let s = b.wrapping_add(dot_i16(&act, row));
             // Round to nearest (ties up): add half of QB before the arithmetic shift.
             let hidden = ((s + (QB >> 1)) >> QB_SHIFT).clamp(0, QA);
             out += hidden * i32::from(ow);
         }
         out
     }
+}
+
+/// `sum(a[i] * b[i])` in i32. Cannot overflow for network sizes accepted by [`check_dims`]
+/// (`2 * 4096 * 127 * 127 < 2^31`); wrapping ops keep it vectorisable with overflow checks on.
+#[inline]
+fn dot_i16(a: &[i16], b: &[i16]) -> i32 {
+    a.iter()
+        .zip(b)
+        .fold(0i32, |acc, (&x, &y)| acc.wrapping_add(i32::from(x).wrapping_mul(i32::from(y))))
 }
 
 /// Clipped ReLU of an accumulator value: `clamp(x, 0, QA)`.
