@@ -67,6 +67,7 @@ fn trains_on_position_files_with_engine_features() {
     let cfg = TrainConfig {
         variant: "minishogi".into(),
         data: vec![file.clone()],
+        val_data: vec![file.clone()],
         ft_size: 16,
         head_size: 8,
         epochs: 2,
@@ -77,6 +78,15 @@ fn trains_on_position_files_with_engine_features() {
     };
     let summary = kage_train::run(cfg, &dir.join("run"), RunOptions::default()).expect("trains");
     assert!(summary.history[1].positions > 500);
+    // With --val-data nothing is held out of training and validation runs on the file.
+    assert!(summary.history.iter().all(|m| m.val_loss.is_finite()));
+    let diff = (summary.history[1].val_loss - summary.history[1].train_loss).abs();
+    assert!(
+        diff < 0.05,
+        "val {} vs train {}",
+        summary.history[1].val_loss,
+        summary.history[1].train_loss
+    );
     let bytes = std::fs::read(&summary.net_path).expect("net");
     let net =
         Network::load_for(&bytes, "minishogi", features::FEATURE_SET_ID, features::num_features(v))
