@@ -276,7 +276,7 @@ fn self_play_games_end_with_the_rules_verdict() {
                 if let Some(o) = game.outcome() {
                     break Some(o);
                 }
-                if game.ply() > 500 {
+                if game.ply() > 1000 {
                     break None;
                 }
                 let r = search(&mut s, &game, &Limits::depth(3));
