@@ -165,6 +165,11 @@ impl CompactPosition {
         })
     }
 
+    /// The raw piece bytes (board pieces, then hand pieces, then padding).
+    pub fn piece_bytes(&self) -> &[u8; MAX_PIECES] {
+        &self.pieces
+    }
+
     /// Occupied squares.
     pub fn occupancy(&self) -> u64 {
         self.occupancy

@@ -139,6 +139,50 @@ impl CompactPosition {
         Ok(s)
     }
 
+    /// Side to move.
+    pub fn side_to_move(&self) -> Color {
+        if self.stm() == 0 { Color::White } else { Color::Black }
+    }
+
+    /// Pieces on the board as `(square, piece)`, in square order, without
+    /// building a `Position` (no allocation, no validation).
+    pub fn board(&self) -> impl Iterator<Item = (u8, Piece)> + '_ {
+        let mut bb = self.occupancy();
+        self.piece_bytes().iter().take(bb.count_ones() as usize).filter_map(move |&code| {
+            let sq = bb.trailing_zeros() as u8;
+            bb &= bb.wrapping_sub(1);
+            Piece::from_code(code).map(|p| (sq, p))
+        })
+    }
+
+    /// Pieces in hand, one item per piece (a kind held twice appears twice).
+    pub fn hand_pieces(&self) -> impl Iterator<Item = Piece> + '_ {
+        let n = self.occupancy().count_ones() as usize;
+        self.piece_bytes().iter().skip(n).filter_map(|&code| Piece::from_code(code))
+    }
+
+    /// The NNUE input features of this position seen from `perspective`
+    /// (`kage_engine::nnue::features`), computed straight from the compact
+    /// form: the same set as `active_features` of the decoded `Position`,
+    /// without going through FEN. Trusts the record (use on validated data).
+    pub fn active_features(&self, v: &Variant, perspective: Color, out: &mut Vec<u32>) {
+        use kage_engine::nnue::features::{hand_feature, piece_feature};
+        for (sq, p) in self.board() {
+            out.push(piece_feature(v, perspective, p, sq));
+        }
+        let mut last: Option<(Piece, u8)> = None;
+        for p in self.hand_pieces() {
+            let slot = match last {
+                Some((q, n)) if q == p => n + 1,
+                _ => 0,
+            };
+            last = Some((p, slot));
+            if let Some(f) = hand_feature(v, perspective, p.color, p.kind, slot) {
+                out.push(f);
+            }
+        }
+    }
+
     /// Unpacks into an engine position of variant `v`, validated by the
     /// engine's FEN parser.
     pub fn to_position(&self, v: &'static Variant) -> Result<Position, CompactError> {

@@ -55,6 +55,15 @@ fn compact_round_trip_all_variants() {
             assert_eq!(rec2, rec);
             assert_eq!(rec2.pos.to_position(v).unwrap(), *pos);
             assert_eq!(rec2.played(), played.filter(|m| !m.is_null()));
+            for persp in Color::ALL {
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                kage_engine::nnue::features::active_features(pos, persp, &mut a);
+                c.active_features(v, persp, &mut b);
+                a.sort_unstable();
+                b.sort_unstable();
+                assert_eq!(a, b, "{}: features of {}", v.name, pos.to_fen());
+            }
+            assert_eq!(c.side_to_move(), pos.side_to_move());
             seen_flags |= rec.flags.bits();
             seen_hand |= Color::ALL.iter().any(|&c| !pos.hand_list(c).is_empty());
         }

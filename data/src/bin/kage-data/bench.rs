@@ -23,6 +23,7 @@ pub fn run(positions: u64, dir: Option<PathBuf>) -> Result<ExitCode> {
 
 fn bench(n: u64, path: &std::path::Path) -> Result<ExitCode> {
     codec_comparison();
+    engine_conversion()?;
     let header = FileHeader::new(
         RecordKind::Position,
         "minishogi",
@@ -123,4 +124,56 @@ fn codec_comparison() {
     }
     measure!("fixint", fixed);
     measure!("varint", var);
+}
+
+/// Speed of CompactPosition <-> engine Position on positions of random games.
+fn engine_conversion() -> Result<()> {
+    use kage_data::{CompactPosition, variant_by_name};
+    use rand::{Rng, SeedableRng};
+    for name in ["shinobiplus", "minishogi"] {
+        let v = variant_by_name(name)?;
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
+        let mut positions = Vec::new();
+        while positions.len() < 100_000 {
+            let mut pos = kage_engine::Position::startpos(v);
+            for _ in 0..150 {
+                let moves = pos.legal_moves();
+                if moves.is_empty() || pos.flag_reached() {
+                    break;
+                }
+                pos.play(moves.as_slice()[rng.random_range(0..moves.len())]);
+                positions.push(pos.clone());
+            }
+        }
+        let t = Instant::now();
+        let packed: Vec<CompactPosition> =
+            positions.iter().map(CompactPosition::from_position).collect::<Result<_, _>>()?;
+        let enc = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let mut ok = 0u64;
+        for c in &packed {
+            ok += u64::from(c.to_position(v).is_ok());
+        }
+        let dec = t.elapsed().as_secs_f64();
+        anyhow::ensure!(ok == packed.len() as u64, "{name}: a position failed to decode");
+        let t = Instant::now();
+        let mut features = Vec::with_capacity(256);
+        let mut total = 0usize;
+        for c in &packed {
+            for persp in kage_engine::Color::ALL {
+                features.clear();
+                c.active_features(v, persp, &mut features);
+                total += features.len();
+            }
+        }
+        let feat = t.elapsed().as_secs_f64();
+        println!(
+            "engine {name}: Position -> compact {}, compact -> Position (via FEN) {}, \
+             compact -> features (both sides) {} ({total} features)",
+            rate(packed.len() as u64, enc),
+            rate(ok, dec),
+            rate(packed.len() as u64, feat)
+        );
+    }
+    Ok(())
 }
