@@ -80,7 +80,7 @@ pub fn json(stats: &BTreeMap<String, GameStats>) -> serde_json::Value {
 /// A hand-written SVG: one stacked bar per variant (White wins, draws, Black wins) with the
 /// 95% interval of the White and Black win rates as whiskers.
 pub fn svg(stats: &BTreeMap<String, GameStats>) -> String {
-    let (left, width, row, top) = (130.0, 520.0, 46.0, 50.0);
+    let (left, width, row, top) = (200.0, 520.0, 46.0, 50.0);
     let height = top + row * stats.len() as f64 + 50.0;
     let mut s = String::new();
     let _ = writeln!(

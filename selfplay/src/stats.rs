@@ -138,7 +138,11 @@ impl GameStats {
     pub fn text(&self) -> String {
         let r = self.report();
         let mut s = String::new();
-        let _ = writeln!(s, "  games      {}   positions {}", r.games, r.positions);
+        if r.positions > 0 {
+            let _ = writeln!(s, "  games      {}   positions {}", r.games, r.positions);
+        } else {
+            let _ = writeln!(s, "  games      {}", r.games);
+        }
         for (name, sh) in
             [("white wins", &r.white_wins), ("draws", &r.draws), ("black wins", &r.black_wins)]
         {
