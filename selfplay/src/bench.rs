@@ -38,6 +38,21 @@ pub struct BenchRow {
     pub overhead: f64,
     /// Games/s relative to the first thread count of the same variant.
     pub scaling: f64,
+    /// CPU seconds of the process (user + system, from `/proc/self/stat`; 0 if unknown).
+    pub cpu_s: f64,
+    /// Positions per CPU second: how much work a core does, whatever else the machine runs.
+    pub positions_per_cpu_s: f64,
+}
+
+/// CPU time of this process in seconds (Linux `/proc/self/stat`, USER_HZ = 100), if known.
+pub fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which ends with the last ')'): state is field 3,
+    // utime and stime are fields 14 and 15.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(ticks as f64 / 100.0)
 }
 
 /// Plays `cfg.games` games of `cfg`'s variant with each thread count in `threads`.
@@ -53,6 +68,7 @@ pub fn bench_variant(
     let mut rows: Vec<BenchRow> = Vec::new();
     for &t in threads {
         let (mut positions, mut nodes, mut search_ns, mut game_ns) = (0u64, 0u64, 0u64, 0u64);
+        let cpu0 = process_cpu_seconds();
         let start = Instant::now();
         play_games(cfg, variant, &slots, t, factory, &stop, &mut |_, out| {
             positions += out.positions.len() as u64;
@@ -62,6 +78,10 @@ pub fn bench_variant(
             Ok(())
         })?;
         let wall_s = start.elapsed().as_secs_f64().max(1e-9);
+        let cpu_s = match (cpu0, process_cpu_seconds()) {
+            (Some(a), Some(b)) => b - a,
+            _ => 0.0,
+        };
         let games_per_s = cfg.games as f64 / wall_s;
         let scaling = rows.first().map_or(1.0, |r| games_per_s / r.games_per_s);
         rows.push(BenchRow {
@@ -76,6 +96,8 @@ pub fn bench_variant(
             nodes_per_s: nodes as f64 / wall_s,
             overhead: if game_ns > 0 { 1.0 - search_ns as f64 / game_ns as f64 } else { 0.0 },
             scaling,
+            cpu_s,
+            positions_per_cpu_s: if cpu_s > 0.0 { positions as f64 / cpu_s } else { 0.0 },
         });
     }
     Ok(rows)
@@ -84,24 +106,49 @@ pub fn bench_variant(
 /// A Markdown table of the rows.
 pub fn table(rows: &[BenchRow]) -> String {
     let mut s = String::from(
-        "| variant | threads | games | positions | wall s | positions/s | games/s | Mnodes/s | scaling | outside search |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| variant | threads | games | positions | wall s | CPU s | positions/s | games/s | \
+         Mnodes/s | scaling | positions/CPU-s | outside search |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in rows {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {:.2} | {:.0} | {:.2} | {:.2} | {:.2}x | {:.2}% |",
+            "| {} | {} | {} | {} | {:.2} | {:.2} | {:.0} | {:.2} | {:.2} | {:.2}x | {:.0} | {:.2}% |",
             r.variant,
             r.threads,
             r.games,
             r.positions,
             r.wall_s,
+            r.cpu_s,
             r.positions_per_s,
             r.games_per_s,
             r.nodes_per_s / 1e6,
             r.scaling,
+            r.positions_per_cpu_s,
             100.0 * r.overhead
         );
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Budget, PlayerKind};
+
+    #[test]
+    fn same_work_with_every_thread_count() {
+        let mut c = GenConfig::new("shinobi", 4, 5, Budget::Nodes(1));
+        c.player = PlayerKind::Greedy;
+        let f = crate::player::factory_for(&c).unwrap();
+        let rows = bench_variant(&c, &[1, 2], &f).unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].positions, rows[1].positions);
+        assert_eq!(rows[0].nodes, rows[1].nodes);
+        assert!(rows.iter().all(|r| (0.0..=1.0).contains(&r.overhead)));
+        assert!(table(&rows).lines().count() == 4);
+        if cfg!(target_os = "linux") {
+            assert!(process_cpu_seconds().is_some());
+        }
+    }
 }

@@ -139,11 +139,13 @@ fn run_bench(args: &cli::BenchArgs) -> Result<ExitCode> {
             .with_context(|| format!("benchmark of {variant}"))?;
         for row in &r {
             eprintln!(
-                "{:>12} {} thread(s): {:.2} games/s, {:.0} positions/s, {:.2}% outside search",
+                "{:>12} {} thread(s): {:.2} games/s, {:.0} positions/s ({:.0}/CPU-s), \
+                 {:.2}% outside search",
                 row.variant,
                 row.threads,
                 row.games_per_s,
                 row.positions_per_s,
+                row.positions_per_cpu_s,
                 100.0 * row.overhead
             );
         }
