@@ -449,3 +449,29 @@ fn uci_multipv_reports_lines() {
     assert!(t.contains("multipv 1") && t.contains("multipv 2"), "{t}");
     assert!(bestmove(&t).is_some());
 }
+
+/// The binary: a `go` while searching, `stop`, bad lines; every `go` gets one `bestmove`.
+#[test]
+fn uci_binary_answers_every_go() {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kage"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("kage runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    for l in ["go depth 2", "position startpos moves e2e4 xx", "frob", "go infinite"] {
+        writeln!(stdin, "{l}").expect("write");
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    for l in ["go movetime 50", "position startpos", "go infinite"] {
+        writeln!(stdin, "{l}").expect("write");
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    writeln!(stdin, "stop\nisready\nquit").expect("write");
+    drop(stdin);
+    let out = child.wait_with_output().expect("kage ends");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().filter(|l| l.starts_with("bestmove ")).count(), 4, "{text}");
+    assert!(text.contains("readyok") && text.contains("unknown command 'frob'"), "{text}");
+}

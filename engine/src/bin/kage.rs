@@ -151,12 +151,17 @@ fn run_uci(custom: Option<&'static Variant>) -> Result<()> {
     let stdout = std::io::stdout();
     for line in stdin.lock().lines() {
         let line = line.context("reading stdin")?;
-        let mut out = stdout.lock();
-        if !session.handle(&line, &mut out)? {
+        // Replies go through a buffer: the search thread writes to stdout too, and the
+        // session may wait for it (stop), so stdout must not stay locked meanwhile.
+        let mut reply = Vec::new();
+        if !session.handle(&line, &mut reply)? {
             let cmd = line.split_whitespace().next().unwrap_or("");
-            writeln!(out, "info string error unknown command '{cmd}'")?;
+            writeln!(reply, "info string error unknown command '{cmd}'")?;
         }
+        let mut out = stdout.lock();
+        out.write_all(&reply)?;
         out.flush()?;
+        drop(out);
         if session.quit {
             break;
         }
