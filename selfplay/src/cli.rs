@@ -32,7 +32,7 @@ pub enum Cmd {
 /// What decides the games (shared by `generate` and `bench`).
 #[derive(Args, Clone)]
 pub struct GameArgs {
-    /// Fixed node budget per move (default 2500 unless --depth is given).
+    /// Fixed node budget per move (default 4000 unless --depth is given).
     #[arg(long, conflicts_with = "depth")]
     pub nodes: Option<u64>,
     /// Fixed depth per move instead of a node budget.
@@ -90,7 +90,7 @@ pub struct GenerateArgs {
     #[arg(long, default_value = "all")]
     pub variant: String,
     /// Games per variant (all shards together).
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 200)]
     pub games: u64,
     /// Worker threads, one game each (default: all cores).
     #[arg(long)]
@@ -146,7 +146,7 @@ pub struct BenchArgs {
 }
 
 /// Default node budget per move.
-pub const DEFAULT_NODES: u64 = 2500;
+pub const DEFAULT_NODES: u64 = 4000;
 
 /// `all` or one variant name, checked.
 pub fn variant_list(v: &str) -> Result<Vec<String>> {
