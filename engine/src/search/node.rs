@@ -503,6 +503,20 @@ impl<'a> Ctx<'a> {
                     if stand + victim + 200 <= alpha {
                         continue;
                     }
+                    // Losing captures (a defended victim worth less than the capturer).
+                    if let Some(p) = pos.piece_on(m.from().0) {
+                        let attacker = v.kind(p.kind).value;
+                        if attacker > victim + 50
+                            && !v.kind(p.kind).royal
+                            && pos.is_attacked(
+                                m.to().0,
+                                !pos.side_to_move(),
+                                pos.occupied() ^ (1u64 << m.from().0),
+                            )
+                        {
+                            continue;
+                        }
+                    }
                 }
                 let mut child = pos.clone();
                 child.play(m);
