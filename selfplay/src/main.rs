@@ -30,8 +30,8 @@ fn main() -> ExitCode {
     }
 }
 
-/// Ctrl-C once: finish the batches in flight and stop; twice: exit at once (finished
-/// batches are on disk either way).
+/// Ctrl-C (or SIGTERM, e.g. Slurm preemption) once: finish the batches in flight and stop;
+/// twice: exit at once (finished batches are on disk either way).
 fn install_interrupt() -> Result<Arc<AtomicBool>> {
     let stop = Arc::new(AtomicBool::new(false));
     let hits = AtomicU32::new(0);

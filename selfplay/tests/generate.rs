@@ -193,12 +193,14 @@ fn interrupted_runs_resume_to_identical_output() {
     assert_eq!(bytes(killed.join("minishogi/games.kdata")), want_g);
     assert_eq!(bytes(killed.join("minishogi/positions.kdata")), want_p);
 
-    // Ctrl-C: the batch in flight is finished and kept, the process exits with 130.
+    // Ctrl-C: the batches in flight are finished and kept, the process exits with 130.
     let stopped = t.path().join("stopped");
     let status = interrupt(&stopped, 1, "-INT");
     assert_eq!(status.code(), Some(130));
     let parts = std::fs::read_dir(stopped.join("minishogi/parts/games")).unwrap();
     assert!(parts.filter_map(|e| e.ok()).all(|e| !e.path().to_string_lossy().ends_with(".tmp")));
+    // SIGTERM (Slurm preemption) stops the same way.
+    assert_eq!(interrupt(&stopped, count_parts(&stopped) + 1, "-TERM").code(), Some(130));
     assert!(gen_cmd(&stopped, "1").status().unwrap().success());
     assert_eq!(bytes(stopped.join("minishogi/games.kdata")), want_g);
     assert_eq!(bytes(stopped.join("minishogi/positions.kdata")), want_p);
