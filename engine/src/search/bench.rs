@@ -43,9 +43,9 @@ pub fn cpu_seconds() -> Option<f64> {
 /// Default bench depth per variant.
 pub fn default_depth(name: &str) -> u32 {
     match name {
-        "shinobiplus" | "shinobi" => 9,
-        "gorogoroplus" => 11,
-        _ => 13,
+        "shinobiplus" | "shinobi" => 11,
+        "gorogoroplus" => 13,
+        _ => 15,
     }
 }
 
