@@ -38,6 +38,14 @@ pub enum CompactError {
     /// Side to move is not 0 or 1.
     #[error("invalid side to move {0}")]
     BadSide(u8),
+    /// The variant name is not a built-in variant.
+    #[error("unknown variant {name:?} (known: {known})")]
+    UnknownVariant {
+        /// The name asked for.
+        name: String,
+        /// The built-in variants.
+        known: String,
+    },
     /// The stored fields do not form a legal position of the variant.
     #[error("not a valid {variant} position: {reason}")]
     Invalid {

@@ -13,12 +13,9 @@ use crate::position::{Outcome, PositionFlags, PositionRecord};
 
 /// The built-in variant called `name`, or an error naming the known ones.
 pub fn variant_by_name(name: &str) -> Result<&'static Variant, CompactError> {
-    VariantId::from_name(name).map(Variant::builtin).ok_or_else(|| CompactError::Invalid {
-        variant: name.to_owned(),
-        reason: format!(
-            "unknown variant (known: {})",
-            VariantId::ALL.map(VariantId::name).join(", ")
-        ),
+    VariantId::from_name(name).map(Variant::builtin).ok_or_else(|| CompactError::UnknownVariant {
+        name: name.to_owned(),
+        known: VariantId::ALL.map(VariantId::name).join(", "),
     })
 }
 

@@ -86,7 +86,11 @@ fn record_result_is_from_side_to_move() {
     assert_eq!(r.result, kage_data::Outcome::Loss);
     assert_eq!(r.white_result(), kage_data::Outcome::Win);
     assert_eq!(r.white_score(), -50);
-    assert!(variant_by_name("chess").is_err());
+    let e = variant_by_name("chess").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "unknown variant \"chess\" (known: shinobiplus, shinobi, gorogoroplus, minishogi)"
+    );
 }
 
 #[test]
