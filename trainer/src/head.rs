@@ -6,13 +6,18 @@ use burn::tensor::activation::sigmoid;
 use burn::tensor::module::linear;
 use burn::tensor::{Device, Tensor, TensorData};
 
-/// The burn device the head runs on: CUDA with the `gpu` feature, else the Flex CPU backend.
+/// The burn device the head runs on: CUDA with the `cuda` feature, the best wgpu adapter with
+/// the `gpu` feature, else the Flex CPU backend.
 pub fn default_device() -> Device {
-    #[cfg(feature = "gpu")]
+    #[cfg(feature = "cuda")]
     {
         Device::cuda(0)
     }
-    #[cfg(not(feature = "gpu"))]
+    #[cfg(all(feature = "gpu", not(feature = "cuda")))]
+    {
+        Device::wgpu(burn::tensor::DeviceKind::DefaultDevice)
+    }
+    #[cfg(not(any(feature = "gpu", feature = "cuda")))]
     {
         Device::flex()
     }
