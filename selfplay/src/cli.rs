@@ -90,7 +90,7 @@ pub struct GenerateArgs {
     #[arg(long, default_value = "all")]
     pub variant: String,
     /// Games per variant (all shards together).
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 100)]
     pub games: u64,
     /// Worker threads, one game each (default: all cores).
     #[arg(long)]
