@@ -28,10 +28,10 @@ fn reference_moves(pos: &Position) -> Vec<String> {
         t |= v.slide_attacks(info.slides[us], from, occ) & !own;
         t |= v.leap_capture(us, k, from) & pos.pieces_of(them);
         t |= v.leap_quiet(us, k, from) & !occ;
-        if let Some(ds) = v.double_step(us, k, from) {
-            if occ & (1 << ((from + ds) / 2) | 1 << ds) == 0 {
-                t |= 1 << ds;
-            }
+        if let Some(ds) = v.double_step(us, k, from)
+            && occ & (1 << ((from + ds) / 2) | 1 << ds) == 0
+        {
+            t |= 1 << ds;
         }
         for to in bits(t) {
             let in_zone = v.promotion_zone[us] & (1 << from | 1 << to) != 0;
