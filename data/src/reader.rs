@@ -159,7 +159,8 @@ impl<R: Record> Iterator for Reader<R> {
 }
 
 fn decode_chunk<R: Record>(payload: &[u8], count: u32) -> std::result::Result<Vec<R>, String> {
-    let mut out = Vec::with_capacity(count as usize);
+    // `count` is bounded by the payload length; cap the up-front allocation anyway.
+    let mut out = Vec::with_capacity((count as usize).min(1 << 16));
     let mut pos = 0;
     for i in 0..count {
         let (r, used) = bincode::decode_from_slice::<R, _>(&payload[pos..], BINCODE_CONFIG)
