@@ -2,12 +2,14 @@
 //! through `Evaluator::load_nnue` and UCI `EvalFile`.
 
 use kage_engine::eval::Evaluator;
+use kage_engine::eval::nnue_eval::NnueEval;
 use kage_engine::nnue::features::{FEATURE_SET_ID, num_features};
 use kage_engine::nnue::{Activation, NetHeader, NetWeights, Network};
 use kage_engine::protocol::uci::Uci;
 use kage_engine::search::{Limits, Searcher};
 use kage_engine::{Game, Variant, VariantId};
 use rand::{Rng, SeedableRng};
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 fn random_net(v: &Variant, seed: u64) -> Network {
@@ -80,4 +82,38 @@ fn uci_eval_file_loads_or_reports() {
     uci.handle(&format!("setoption name EvalFile value {}", bad.display()), &mut out).expect("io");
     assert!(String::from_utf8_lossy(&out).contains("info string error"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Incremental accumulator updates (down and back up) agree with a full refresh.
+#[test]
+fn incremental_accumulators_match_full_refresh() {
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
+    for id in VariantId::ALL {
+        let v = Variant::builtin(id);
+        let mut e = NnueEval::new(Arc::new(random_net(v, 9)));
+        for _ in 0..4 {
+            let mut game = Game::startpos(v);
+            e.refresh(game.position());
+            let mut path = vec![game.position().clone()];
+            for _ in 0..80 {
+                let ms = game.position().legal_moves();
+                if ms.is_empty() {
+                    break;
+                }
+                let m = ms.as_slice()[rng.random_range(0..ms.len())];
+                let parent = game.position().clone();
+                game.play(m);
+                e.apply(&parent, game.position());
+                path.push(game.position().clone());
+                let pos = game.position();
+                assert_eq!(e.evaluate_current(pos.side_to_move()), e.evaluate(pos), "{id}");
+            }
+            // Unwind to the start: back where we began.
+            for w in path.windows(2).rev() {
+                e.apply(&w[1], &w[0]);
+            }
+            let start = &path[0];
+            assert_eq!(e.evaluate_current(start.side_to_move()), e.evaluate(start), "{id}");
+        }
+    }
 }

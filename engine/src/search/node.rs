@@ -63,6 +63,10 @@ impl<'a> Ctx<'a> {
         limits: &Limits,
     ) -> Ctx<'a> {
         let hist = game.history().to_vec();
+        let mut nnue = nnue;
+        if let Some(n) = nnue.as_mut() {
+            n.refresh(game.position());
+        }
         let mut rep_filter = vec![0u8; REP_FILTER];
         for e in &hist {
             let s = &mut rep_filter[e.key as usize % REP_FILTER];
@@ -149,9 +153,27 @@ impl<'a> Ctx<'a> {
 
     #[inline]
     fn evaluate(&mut self, pos: &Position) -> i32 {
-        match self.nnue.as_mut() {
-            Some(n) => n.evaluate(pos).clamp(-MATE_BOUND + 1, MATE_BOUND - 1),
+        match self.nnue.as_ref() {
+            Some(n) => {
+                n.evaluate_current(pos.side_to_move()).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+            }
             None => self.hce.evaluate(pos),
+        }
+    }
+
+    /// Descends from `parent` to `child` (NNUE accumulators follow the searched position).
+    #[inline]
+    pub fn enter(&mut self, parent: &Position, child: &Position) {
+        if let Some(n) = self.nnue.as_mut() {
+            n.apply(parent, child);
+        }
+    }
+
+    /// Returns from `child` to `parent`.
+    #[inline]
+    pub fn leave(&mut self, parent: &Position, child: &Position) {
+        if let Some(n) = self.nnue.as_mut() {
+            n.apply(child, parent);
         }
     }
 
@@ -350,6 +372,7 @@ impl<'a> Ctx<'a> {
             let ext = i32::from(gives_check && pv_node && (ply as i32) < 2 * self.root_depth);
             let new_depth = depth - 1 + ext;
             self.push(&child);
+            self.enter(pos, &child);
             let score = if searched == 0 {
                 -self.search(&child, new_depth, -beta, -alpha, ply + 1, m, false)
             } else {
@@ -377,6 +400,7 @@ impl<'a> Ctx<'a> {
                 s
             };
             self.pop();
+            self.leave(pos, &child);
             if self.aborted {
                 self.put_frame(ply, f);
                 return 0;
@@ -466,7 +490,9 @@ impl<'a> Ctx<'a> {
                 let (m, _) = next_move(&mut f.keys, i);
                 let mut child = pos.clone();
                 child.play(m);
+                self.enter(pos, &child);
                 let s = -self.qsearch(&child, -beta, -alpha, ply + 1, m, qdepth + 1);
+                self.leave(pos, &child);
                 if self.aborted {
                     break;
                 }
@@ -521,7 +547,9 @@ impl<'a> Ctx<'a> {
                 let mut child = pos.clone();
                 child.play(m);
                 let q = if child.in_check() { qdepth + 1 } else { qdepth };
+                self.enter(pos, &child);
                 let s = -self.qsearch(&child, -beta, -alpha, ply + 1, m, q);
+                self.leave(pos, &child);
                 if self.aborted {
                     break;
                 }

@@ -166,6 +166,7 @@ fn root_search(
         child.play(m);
         let ext = i32::from(child.in_check());
         ctx.push(&child);
+        ctx.enter(root, &child);
         let s = if i == pv_idx {
             -ctx.search(&child, depth - 1 + ext, -beta, -alpha, 1, m, false)
         } else {
@@ -175,6 +176,7 @@ fn root_search(
             }
             s
         };
+        ctx.leave(root, &child);
         ctx.pop();
         if ctx.aborted {
             return best;
