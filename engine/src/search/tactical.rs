@@ -62,7 +62,7 @@ pub fn tactical_moves(pos: &Position, out: &mut Vec<Move>) {
         }
         let immobile = if v.immobility_illegal { v.immobile(us, k) } else { 0 };
         for to in bits(caps) {
-            push_move(out, from, to, promo_zone, v.mandatory_promotion, immobile);
+            push_move(out, from, to, promo_zone, immobile);
         }
         for to in bits(quiet) {
             out.push(Move::new(from, to, MoveKind::Promotion));
@@ -71,15 +71,13 @@ pub fn tactical_moves(pos: &Position, out: &mut Vec<Move>) {
 }
 
 #[inline(always)]
-fn push_move(out: &mut Vec<Move>, from: u8, to: u8, zone: u64, mandatory: bool, immobile: u64) {
+fn push_move(out: &mut Vec<Move>, from: u8, to: u8, zone: u64, immobile: u64) {
     let bit_to = 1u64 << to;
     let promotes = zone != 0 && (zone & ((1u64 << from) | bit_to)) != 0;
     if promotes {
+        // Where promotion is optional the plain capture exists too, but the promoting one is
+        // almost always at least as good: quiescence searches only that one.
         out.push(Move::new(from, to, MoveKind::Promotion));
-        if !mandatory && immobile & bit_to == 0 {
-            // Optional promotion: the plain capture exists too, but the promoting one is
-            // almost always at least as good; quiescence searches only that one.
-        }
     } else if immobile & bit_to == 0 {
         out.push(Move::new(from, to, MoveKind::Normal));
     }
