@@ -153,7 +153,7 @@ fn drive(
     let rev = git_revision();
     write(&dir.join(names::CONFIG), &config_toml)?;
     let info = format!(
-        "run_id = \"{id}\"\nvariant = \"{}\"\nfeature_set_id = {}\nnum_features = {}\nnet_format_version = {}\ngit_revision = \"{rev}\"\n",
+        "run_id = \"{id}\"\nvariant = \"{}\"\nfeature_set_id = {:#x}\nnum_features = {}\nnet_format_version = {}\ngit_revision = \"{rev}\"\n",
         space.variant,
         space.feature_set_id,
         space.num_features,
