@@ -20,8 +20,8 @@ pub fn budget(limits: &Limits, stm: Color) -> Option<(u64, u64)> {
         Color::Black => (limits.btime?, limits.binc.unwrap_or(0)),
     };
     let avail = time.saturating_sub(OVERHEAD_MS).max(1);
-    let mtg = limits.movestogo.map_or(30, |m| m.clamp(1, 40)) as u64;
-    let soft = (avail / mtg + inc * 3 / 4).min(avail / 2).max(1);
+    let mtg = limits.movestogo.map_or(25, |m| m.clamp(1, 40)) as u64;
+    let soft = (avail / mtg + inc).min(avail / 2).max(1);
     let hard = (soft * 3).min(avail * 2 / 5).max(soft.min(avail)).max(1);
     Some((soft.min(hard), hard))
 }
