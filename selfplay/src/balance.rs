@@ -1,7 +1,7 @@
 //! Balance report: per variant, how often White wins, draws and Black wins (with 95%
 //! Wilson intervals), how games end and how long they are; as text and as an SVG chart.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -41,21 +41,30 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     Ok(())
 }
 
-/// Statistics per variant of the games in `files` (positions are not counted).
+/// Statistics per variant of the games in `files` (positions are not counted), and the
+/// number of duplicate games skipped: a game of the same run (config hash) and game index
+/// counts once, so shard files next to their merged file are not counted twice.
 /// Damaged chunks are skipped with a warning on stderr.
-pub fn collect(files: &[PathBuf]) -> Result<BTreeMap<String, GameStats>> {
+pub fn collect(files: &[PathBuf]) -> Result<(BTreeMap<String, GameStats>, u64)> {
     let mut by_variant: BTreeMap<String, GameStats> = BTreeMap::new();
+    let mut seen: HashSet<(u64, u64)> = HashSet::new();
+    let mut duplicates = 0;
     for f in files {
         let mut r = Reader::<GameRecord>::open(f)?
             .on_damage(|d| eprintln!("kage-selfplay: warning: skipping damaged data: {d}"));
+        let run = r.header().config_hash();
         let st = by_variant.entry(r.header().variant().to_owned()).or_default();
         while let Some(chunk) = r.next_chunk()? {
             for g in &chunk {
-                st.add(g, 0);
+                if seen.insert((run, g.game_index)) {
+                    st.add(g, 0);
+                } else {
+                    duplicates += 1;
+                }
             }
         }
     }
-    Ok(by_variant)
+    Ok((by_variant, duplicates))
 }
 
 /// The text report.

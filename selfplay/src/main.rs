@@ -116,8 +116,11 @@ fn run_balance(args: &cli::BalanceArgs) -> Result<ExitCode> {
     if files.is_empty() {
         bail!("no game files found under the given paths");
     }
-    let stats = balance::collect(&files)?;
+    let (stats, duplicates) = balance::collect(&files)?;
     print!("{}", balance::text(&stats));
+    if duplicates > 0 {
+        println!("({duplicates} duplicate games, same run and game index, counted once)");
+    }
     if let Some(p) = &args.svg {
         std::fs::write(p, balance::svg(&stats))
             .with_context(|| format!("writing {}", p.display()))?;

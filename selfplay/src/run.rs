@@ -10,7 +10,7 @@
 //!   batch order, so byte-identical whatever was interrupted and resumed), `summary.json`;
 //!   the parts are then removed.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -197,9 +197,10 @@ pub fn generate(cfg: &GenConfig, opts: &RunOptions) -> Result<RunReport> {
     }
     let gdir = PartDir::open(parts.join("games"))?;
     let pdir = PartDir::open(parts.join("positions"))?;
-    let have = |d: &PartDir| d.parts().iter().map(|(i, _)| *i).collect::<Vec<_>>();
+    let have = |d: &PartDir| d.parts().iter().map(|(i, _)| *i).collect::<HashSet<_>>();
     let (gh, ph) = (have(&gdir), have(&pdir));
-    let done: Vec<u64> = (0..batches_total).filter(|b| gh.contains(b) && ph.contains(b)).collect();
+    let done: HashSet<u64> =
+        (0..batches_total).filter(|b| gh.contains(b) && ph.contains(b)).collect();
     let slots: Vec<Slot> = games
         .iter()
         .enumerate()

@@ -90,6 +90,18 @@ fn shards_are_disjoint_and_cover_the_run() {
     assert_eq!(h0, h1);
     assert!(h0.config().contains("gorogoroplus"));
     assert!(!h0.git_revision().is_empty());
+
+    // Balance over the whole tree counts each game once (shards and whole run overlap).
+    let files = kage_selfplay::balance::game_files(&[t.path().to_path_buf()]).unwrap();
+    assert_eq!(files.len(), 4);
+    let (stats, duplicates) = kage_selfplay::balance::collect(&files).unwrap();
+    assert_eq!(duplicates, 7);
+    let st = &stats["gorogoroplus"];
+    assert_eq!((st.games, st.plies), (whole.stats.games, whole.stats.plies));
+    assert_eq!(st.white_wins + st.draws + st.black_wins, 7);
+    let svg = kage_selfplay::balance::svg(&stats);
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert!(kage_selfplay::balance::text(&stats).contains("white wins"));
 }
 
 #[test]
