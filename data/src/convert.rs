@@ -1,12 +1,12 @@
 //! Conversions between the engine's positions and the compact records.
 //!
-//! Decoding goes through the engine's own FEN parser
-//! ([`kage_engine::Position::from_fen`]), so a decoded position is validated
-//! exactly like any other input (one king each, side not to move not in
-//! check, pieces allowed in hand, ...). This is the one function to swap if
-//! the engine grows a direct constructor.
+//! Decoding goes through the engine's validated constructor
+//! ([`kage_engine::Position::from_setup`], the same checks as its FEN parser),
+//! so a decoded position is validated exactly like any other input (one king
+//! each, side not to move not in check, pieces allowed in hand, ...).
 
-use kage_engine::{Color, Move, MoveKind, Piece, Position, Square, Variant, VariantId};
+use kage_engine::position::Setup;
+use kage_engine::{Color, Move, MoveKind, Piece, Position, Variant, VariantId};
 
 use crate::compact::{CompactError, CompactPosition, NO_PIECE, PositionParts};
 use crate::position::{Outcome, PositionFlags, PositionRecord};
@@ -56,84 +56,7 @@ impl CompactPosition {
     /// The position as FEN in the engine's notation (identical to
     /// `Position::to_fen` of the packed position).
     pub fn to_fen(&self, v: &'static Variant) -> Result<String, CompactError> {
-        let parts = self.to_parts()?;
-        if parts.occupancy & !v.board != 0 {
-            return Err(invalid(v, "pieces off the board"));
-        }
-        let mut squares = [NO_PIECE; 64];
-        let mut bb = parts.occupancy;
-        for &code in &parts.board {
-            let sq = bb.trailing_zeros() as usize;
-            bb &= bb - 1;
-            check_kind(v, code)?;
-            squares[sq] = code;
-        }
-        let mut hands = [[0u8; 64]; 2];
-        for &(code, n) in &parts.hand {
-            let p = check_kind(v, code)?;
-            if !v.hand_kinds.contains(&p.kind) {
-                return Err(invalid(v, "piece kind that cannot be in hand"));
-            }
-            hands[p.color as usize][p.kind.index()] = n;
-        }
-        let mut s = String::with_capacity(96);
-        for r in (0..v.height).rev() {
-            let mut empty = 0;
-            for f in 0..v.width {
-                let code = squares[(r * v.width + f) as usize];
-                let Some(p) = Piece::from_code(code) else {
-                    empty += 1;
-                    continue;
-                };
-                if empty > 0 {
-                    s.push_str(&empty.to_string());
-                    empty = 0;
-                }
-                let info = v.kind(p.kind);
-                if info.promoted {
-                    s.push('+');
-                }
-                s.push(letter(info.letter, p.color));
-            }
-            if empty > 0 {
-                s.push_str(&empty.to_string());
-            }
-            if r > 0 {
-                s.push('/');
-            }
-        }
-        s.push('[');
-        for c in Color::ALL {
-            for &k in &v.hand_kinds {
-                for _ in 0..hands[c as usize][k.index()] {
-                    s.push(letter(v.kind(k).letter, c));
-                }
-            }
-        }
-        s.push(']');
-        s.push_str(if parts.stm == 0 { " w " } else { " b " });
-        if parts.castling == 0 {
-            s.push('-');
-        } else {
-            for (bit, ch) in [(1, 'K'), (2, 'Q'), (4, 'k'), (8, 'q')] {
-                if parts.castling & bit != 0 {
-                    s.push(ch);
-                }
-            }
-            if parts.castling & !15 != 0 {
-                return Err(invalid(v, "undefined castling bits"));
-            }
-        }
-        s.push(' ');
-        if parts.ep == NO_PIECE {
-            s.push('-');
-        } else if parts.ep < v.num_squares {
-            s.push_str(&Square(parts.ep).name(v.width));
-        } else {
-            return Err(invalid(v, "en-passant square off the board"));
-        }
-        s.push_str(&format!(" {} {}", parts.halfmove, parts.fullmove));
-        Ok(s)
+        Ok(self.to_position(v)?.to_fen())
     }
 
     /// Side to move.
@@ -181,10 +104,29 @@ impl CompactPosition {
     }
 
     /// Unpacks into an engine position of variant `v`, validated by the
-    /// engine's FEN parser.
+    /// engine exactly as a FEN would be (`Position::from_setup`).
     pub fn to_position(&self, v: &'static Variant) -> Result<Position, CompactError> {
-        let fen = self.to_fen(v)?;
-        Position::from_fen(v, &fen).map_err(|e| invalid(v, &format!("{e} (FEN {fen})")))
+        let parts = self.to_parts()?;
+        if parts.occupancy & !v.board != 0 {
+            return Err(invalid(v, "pieces off the board"));
+        }
+        let mut setup = Setup::default();
+        let mut bb = parts.occupancy;
+        for &code in &parts.board {
+            let sq = bb.trailing_zeros() as usize;
+            bb &= bb - 1;
+            setup.board[sq] = Some(check_kind(v, code)?);
+        }
+        for &(code, n) in &parts.hand {
+            let p = check_kind(v, code)?;
+            setup.hands[p.color as usize][p.kind.index()] = n;
+        }
+        setup.side_to_move = if parts.stm == 0 { Color::White } else { Color::Black };
+        setup.castling = parts.castling;
+        setup.ep = (parts.ep != NO_PIECE).then_some(parts.ep);
+        setup.halfmove = parts.halfmove;
+        setup.fullmove = parts.fullmove;
+        Position::from_setup(v, &setup).map_err(|e| invalid(v, &e.to_string()))
     }
 }
 
@@ -193,10 +135,6 @@ fn check_kind(v: &Variant, code: u8) -> Result<Piece, CompactError> {
         Some(p) if p.kind.index() < v.num_kinds() => Ok(p),
         _ => Err(CompactError::BadPiece(code)),
     }
-}
-
-fn letter(l: char, c: Color) -> char {
-    if c == Color::White { l } else { l.to_ascii_lowercase() }
 }
 
 fn invalid(v: &Variant, reason: &str) -> CompactError {

@@ -6,7 +6,7 @@ mod movegen;
 mod notation;
 mod zobrist;
 
-pub use fen::FenError;
+pub use fen::{FenError, Setup};
 pub use notation::MoveError;
 
 use crate::types::{

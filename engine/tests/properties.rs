@@ -111,6 +111,8 @@ fn check_playout(id: VariantId, seed: u64, plies: usize) -> Result<(), TestCaseE
         let reparsed = Position::from_fen(v, &pos.to_fen()).unwrap();
         prop_assert_eq!(reparsed.to_fen(), pos.to_fen());
         prop_assert_eq!(reparsed.key(), pos.key());
+        let rebuilt = Position::from_setup(v, &pos.to_setup()).unwrap();
+        prop_assert!(rebuilt == pos, "setup round trip at {}", pos.to_fen());
         let mut legal: Vec<String> =
             pos.legal_moves().as_slice().iter().map(|&m| pos.move_to_uci(m)).collect();
         legal.sort();

@@ -1,7 +1,7 @@
 //! FEN in FSF's notation: `board[hand] side castling ep halfmove fullmove`.
 
 use super::{CASTLE_BK, CASTLE_BQ, CASTLE_WK, CASTLE_WQ, NO_SQ, Position};
-use crate::types::{Color, PieceKind, bits};
+use crate::types::{Color, MAX_KINDS, MAX_SQUARES, Piece, PieceKind, bits};
 use crate::variant::Variant;
 use thiserror::Error;
 
@@ -55,13 +55,6 @@ impl Position {
         if let Some(h) = hand {
             pos.parse_hand(h)?;
         }
-        for c in Color::ALL {
-            let n = pos.pieces(c, v.king).count_ones();
-            if n != 1 {
-                return Err(FenError::KingCount(c.name(), n));
-            }
-            pos.king_sq[c as usize] = pos.pieces(c, v.king).trailing_zeros() as u8;
-        }
         let side = fields.next().unwrap_or("w");
         pos.stm = match side {
             "w" => Color::White,
@@ -95,27 +88,122 @@ impl Position {
         if let Some(extra) = rest.get(i) {
             return Err(FenError::Trailing(extra.to_string()));
         }
-        pos.parse_castling(castling)?;
+        let rights = castling_bits(v, castling)?;
         let ep_sq = match ep {
-            "-" => NO_SQ,
-            s => {
+            "-" => None,
+            s => Some(
                 crate::types::Square::parse(s, v.width, v.height)
                     .ok_or_else(|| FenError::BadEnPassant(s.to_string()))?
-                    .0
-            }
+                    .0,
+            ),
         };
-        // Compute state that depends on the whole position.
-        let us = pos.stm;
-        let them_king = pos.king_sq[!us as usize];
-        if pos.is_attacked(them_king, us, pos.occupied()) {
+        pos.finish(rights, ep_sq)?;
+        Ok(pos)
+    }
+
+    /// Builds a position from raw parts (a decoded record, say), validated like a FEN.
+    pub fn from_setup(variant: &'static Variant, setup: &Setup) -> Result<Position, FenError> {
+        let v = variant;
+        let mut pos = Position::empty(v);
+        for (sq, p) in setup.board.iter().enumerate() {
+            let Some(p) = *p else { continue };
+            if sq >= v.num_squares as usize || p.kind.index() >= v.num_kinds() {
+                return Err(FenError::UnknownPiece(format!("kind {} on square {sq}", p.kind.0)));
+            }
+            pos.put(p.color, p.kind, sq as u8);
+        }
+        for c in Color::ALL {
+            for (k, &n) in setup.hands[c as usize].iter().enumerate() {
+                if n == 0 {
+                    continue;
+                }
+                let kind = PieceKind(k as u8);
+                if k >= v.num_kinds() || !v.hand_kinds.contains(&kind) || n > 31 {
+                    return Err(FenError::BadHand(
+                        format!("{n} of kind {k}"),
+                        format!("not a hand piece of {} (or more than 31)", v.name),
+                    ));
+                }
+                pos.hands[c as usize][k] = n;
+            }
+        }
+        pos.stm = setup.side_to_move;
+        pos.halfmove = setup.halfmove;
+        pos.fullmove = setup.fullmove.max(1);
+        if setup.castling & !15 != 0 || (setup.castling != 0 && !v.castling) {
+            return Err(FenError::BadCastling(format!("bits {:#x}", setup.castling)));
+        }
+        if let Some(ep) = setup.ep
+            && ep >= v.num_squares
+        {
+            return Err(FenError::BadEnPassant(format!("square {ep}")));
+        }
+        pos.finish(setup.castling, setup.ep)?;
+        Ok(pos)
+    }
+
+    /// The raw parts of this position (`from_setup` gives it back).
+    pub fn to_setup(&self) -> Setup {
+        let mut board = [None; MAX_SQUARES];
+        for sq in bits(self.occupied()) {
+            board[sq as usize] = self.piece_on(sq);
+        }
+        Setup {
+            board,
+            hands: self.hands,
+            side_to_move: self.stm,
+            castling: self.castling,
+            ep: (self.ep != NO_SQ).then_some(self.ep),
+            halfmove: self.halfmove,
+            fullmove: self.fullmove,
+        }
+    }
+
+    /// Checks and completes a position whose pieces, hands, side and counters are set:
+    /// kings, castling rights (kept only with king and rook in place, as FSF does), the side
+    /// not to move not in check, checkers, the en-passant square (kept only when a capture
+    /// there is legal) and the key.
+    fn finish(&mut self, rights: u8, ep: Option<u8>) -> Result<(), FenError> {
+        let v = self.variant;
+        for c in Color::ALL {
+            let n = self.pieces(c, v.king).count_ones();
+            if n != 1 {
+                return Err(FenError::KingCount(c.name(), n));
+            }
+            self.king_sq[c as usize] = self.pieces(c, v.king).trailing_zeros() as u8;
+        }
+        self.castling = 0;
+        for (bit, c, side) in [
+            (CASTLE_WK, Color::White, 0),
+            (CASTLE_WQ, Color::White, 1),
+            (CASTLE_BK, Color::Black, 0),
+            (CASTLE_BQ, Color::Black, 1),
+        ] {
+            if rights & bit == 0 {
+                continue;
+            }
+            let geo = v.castling_geometry[c];
+            let rook_ok = matches!(self.piece_on(geo.rook_from[side]),
+                Some(p) if p.color == c && v.kind(p.kind).castling_rook);
+            let king_ok = self.pieces(c, v.king) & (1u64 << geo.king_from) != 0;
+            if rook_ok && king_ok {
+                self.castling |= bit;
+            }
+        }
+        let us = self.stm;
+        if self.is_attacked(self.king_sq[!us as usize], us, self.occupied()) {
             return Err(FenError::OpponentInCheck);
         }
-        pos.checkers = pos.attackers_to(pos.king_sq[us as usize], !us, pos.occupied());
-        if ep_sq != NO_SQ && pos.ep_plausible(ep_sq) && pos.ep_capture_exists(ep_sq) {
-            pos.ep = ep_sq;
+        self.checkers = self.attackers_to(self.king_sq[us as usize], !us, self.occupied());
+        self.ep = NO_SQ;
+        if let Some(e) = ep
+            && self.ep_plausible(e)
+            && self.ep_capture_exists(e)
+        {
+            self.ep = e;
         }
-        pos.key = pos.compute_key();
-        Ok(pos)
+        self.key = self.compute_key();
+        Ok(())
     }
 
     fn ep_plausible(&self, ep: u8) -> bool {
@@ -219,36 +307,6 @@ impl Position {
         Ok(())
     }
 
-    fn parse_castling(&mut self, field: &str) -> Result<(), FenError> {
-        let v = self.variant;
-        if field == "-" {
-            return Ok(());
-        }
-        if !v.castling {
-            return Err(FenError::BadCastling(format!("{field} ({} has no castling)", v.name)));
-        }
-        let mut rights = 0;
-        for ch in field.chars() {
-            let (c, side, bit) = match ch {
-                'K' => (Color::White, 0, CASTLE_WK),
-                'Q' => (Color::White, 1, CASTLE_WQ),
-                'k' => (Color::Black, 0, CASTLE_BK),
-                'q' => (Color::Black, 1, CASTLE_BQ),
-                _ => return Err(FenError::BadCastling(field.to_string())),
-            };
-            // A right without its king and rook in place cannot be used: drop it, as FSF does.
-            let geo = v.castling_geometry[c];
-            let rook_ok = matches!(self.piece_on(geo.rook_from[side]),
-                Some(p) if p.color == c && v.kind(p.kind).castling_rook);
-            let king_ok = self.pieces(c, v.king) & (1u64 << geo.king_from) != 0;
-            if rook_ok && king_ok {
-                rights |= bit;
-            }
-        }
-        self.castling = rights;
-        Ok(())
-    }
-
     /// The FEN in FSF's notation (all six fields; hands in the variant's order).
     pub fn to_fen(&self) -> String {
         let v = self.variant;
@@ -342,6 +400,56 @@ impl Position {
     /// Kinds in hand for a color with counts, in FEN order (for display and features).
     pub fn hand_list(&self, c: Color) -> Vec<(PieceKind, u8)> {
         self.variant.hand_kinds.iter().map(|&k| (k, self.hand(c, k))).filter(|x| x.1 > 0).collect()
+    }
+}
+
+/// Castling rights named by a FEN field (validated; sanitised later against the board).
+fn castling_bits(v: &Variant, field: &str) -> Result<u8, FenError> {
+    if field == "-" {
+        return Ok(0);
+    }
+    if !v.castling {
+        return Err(FenError::BadCastling(format!("{field} ({} has no castling)", v.name)));
+    }
+    let mut rights = 0;
+    for ch in field.chars() {
+        rights |= match ch {
+            'K' => CASTLE_WK,
+            'Q' => CASTLE_WQ,
+            'k' => CASTLE_BK,
+            'q' => CASTLE_BQ,
+            _ => return Err(FenError::BadCastling(field.to_string())),
+        };
+    }
+    Ok(rights)
+}
+
+/// Raw position data, not yet validated: what a FEN or a compact record holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setup {
+    /// Piece per square index (`rank * width + file`).
+    pub board: [Option<Piece>; MAX_SQUARES],
+    /// Hand counts per color and piece kind.
+    pub hands: [[u8; MAX_KINDS]; 2],
+    pub side_to_move: Color,
+    /// `CASTLE_*` bits.
+    pub castling: u8,
+    pub ep: Option<u8>,
+    pub halfmove: u16,
+    pub fullmove: u16,
+}
+
+impl Default for Setup {
+    fn default() -> Setup {
+        Setup {
+            board: [None; MAX_SQUARES],
+            hands: [[0; MAX_KINDS]; 2],
+            side_to_move: Color::White,
+            castling: 0,
+            ep: None,
+            halfmove: 0,
+            fullmove: 1,
+        }
     }
 }
 
