@@ -393,7 +393,6 @@ impl Position {
             out.push_str(&format!(" {}", (b'a' + f) as char));
         }
         out.push('\n');
-        let _ = bits(0);
         out
     }
 

@@ -25,12 +25,8 @@ pub fn game_from(
     };
     let mut game = Game::new(start);
     for m in moves {
-        if game.outcome().is_some() {
-            // FSF allows moves after a repetition or move-rule end; play on as it does.
-            if game.position().count_legal() == 0 {
-                return Err(MoveError::Illegal(m.clone(), game.position().to_fen()).into());
-            }
-        }
+        // Like FSF, moves may follow a repetition or move-rule end; where no legal move
+        // exists (mate, campmate) `play_uci` rejects any move as illegal.
         game.play_uci(m)?;
     }
     Ok(game)
