@@ -334,6 +334,20 @@ impl Position {
         bits(self.ep_capturers(ep)).any(|from| self.ep_is_legal(from, ep, us))
     }
 
+    /// Appends the legal en-passant captures of the side to move (none when there is no
+    /// en-passant square).
+    pub fn en_passant_moves(&self, out: &mut Vec<Move>) {
+        if self.ep == NO_SQ {
+            return;
+        }
+        let (ep, us) = (self.ep, self.stm);
+        for from in bits(self.ep_capturers(ep)) {
+            if self.ep_is_legal(from, ep, us) {
+                out.push(Move::new(from, ep, MoveKind::EnPassant));
+            }
+        }
+    }
+
     /// Pawns of the side to move that attack `ep`.
     fn ep_capturers(&self, ep: u8) -> Bitboard {
         let v = self.variant;

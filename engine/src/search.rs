@@ -10,6 +10,7 @@ mod node;
 mod ordering;
 mod root;
 mod rules;
+pub mod see;
 pub mod tactical;
 pub mod thread;
 mod time;

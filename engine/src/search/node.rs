@@ -2,6 +2,7 @@
 
 use super::ordering::{MAX_PLY, Ordering, SCORE_KILLER};
 use super::rules::{outcome_score, tree_repetition_draw};
+use super::see::see_ge;
 use super::tactical::{campmate_in_one, tactical_moves};
 use super::tt::{Bound, Tt};
 use super::{INFINITE, Limits, MATE, MATE_BOUND};
@@ -368,6 +369,22 @@ impl<'a> Ctx<'a> {
                 if depth <= 3 && mscore < -1500 * depth {
                     continue;
                 }
+                // Quiet moves and drops onto squares where the piece is lost.
+                if depth <= 6 && !see_ge(pos, m, -25 * depth * depth) {
+                    continue;
+                }
+            }
+            if tactical
+                && !pv_node
+                && !in_check
+                && !gives_check
+                && best > -MATE_BOUND
+                && searched > 0
+                && depth <= 6
+                && !see_ge(pos, m, -150 * depth)
+            {
+                // Captures that lose material at shallow depth.
+                continue;
             }
             let ext = i32::from(gives_check && pv_node && (ply as i32) < 2 * self.root_depth);
             let new_depth = depth - 1 + ext;
@@ -467,9 +484,28 @@ impl<'a> Ctx<'a> {
         if campmate_in_one(pos) {
             return MATE - ply as i32 - 1;
         }
+        let key = pos.key();
+        let pv_node = beta - alpha > 1;
+        let hit = self.tt.probe(key, ply);
+        if let Some(h) = hit
+            && !pv_node
+            && match h.bound {
+                Bound::Exact => true,
+                Bound::Lower => h.score >= beta,
+                Bound::Upper => h.score <= alpha,
+                Bound::None => false,
+            }
+        {
+            return h.score;
+        }
+        let tt_move = hit.map_or(Move::NULL, |h| h.mv);
+        let old_alpha = alpha;
+        let mut best_move = Move::NULL;
         let mut f = self.take_frame(ply);
         let mut best;
-        if pos.in_check() {
+        let mut stand = 0;
+        let in_check = pos.in_check();
+        if in_check {
             f.list.clear();
             pos.generate(&mut f.list);
             let n = f.list.len();
@@ -483,11 +519,21 @@ impl<'a> Ctx<'a> {
             }
             f.keys.clear();
             for &m in f.list.as_slice() {
-                f.keys.push(key_of(self.ord.score(pos, m, Move::NULL, ply), m));
+                f.keys.push(key_of(self.ord.score(pos, m, tt_move, ply), m));
             }
             best = -INFINITE;
+            let mut quiet_evasions = 0;
             for i in 0..n {
                 let (m, _) = next_move(&mut f.keys, i);
+                let quiet = pos.captured(m).is_none() && !m.is_promotion();
+                // Once an evasion that does not lose is known, at most two quiet ones
+                // (drops and king steps) more: the full search resolves the rest.
+                if quiet && best > -MATE_BOUND {
+                    if quiet_evasions >= 2 {
+                        continue;
+                    }
+                    quiet_evasions += 1;
+                }
                 let mut child = pos.clone();
                 child.play(m);
                 self.enter(pos, &child);
@@ -500,6 +546,7 @@ impl<'a> Ctx<'a> {
                     best = s;
                     if s > alpha {
                         alpha = s;
+                        best_move = m;
                         if s >= beta {
                             break;
                         }
@@ -507,9 +554,15 @@ impl<'a> Ctx<'a> {
                 }
             }
         } else {
-            let stand = self.evaluate(pos);
+            stand = match hit {
+                Some(h) => h.eval,
+                None => self.evaluate(pos),
+            };
             if stand >= beta {
                 self.put_frame(ply, f);
+                if hit.is_none() {
+                    self.tt.store(key, Move::NULL, stand, stand, 0, Bound::Lower, ply);
+                }
                 return stand;
             }
             alpha = alpha.max(stand);
@@ -519,7 +572,7 @@ impl<'a> Ctx<'a> {
             let n = f.tactical.len();
             f.keys.clear();
             for &m in &f.tactical {
-                f.keys.push(key_of(self.ord.score(pos, m, Move::NULL, ply), m));
+                f.keys.push(key_of(self.ord.score(pos, m, tt_move, ply), m));
             }
             let v = pos.variant();
             for i in 0..n {
@@ -529,19 +582,9 @@ impl<'a> Ctx<'a> {
                     if stand + victim + 200 <= alpha {
                         continue;
                     }
-                    // Losing captures (a defended victim worth less than the capturer).
-                    if let Some(p) = pos.piece_on(m.from().0) {
-                        let attacker = v.kind(p.kind).value;
-                        if attacker > victim + 50
-                            && !v.kind(p.kind).royal
-                            && pos.is_attacked(
-                                m.to().0,
-                                !pos.side_to_move(),
-                                pos.occupied() ^ (1u64 << m.from().0),
-                            )
-                        {
-                            continue;
-                        }
+                    // Captures that lose material in the exchange.
+                    if !see_ge(pos, m, 0) {
+                        continue;
                     }
                 }
                 let mut child = pos.clone();
@@ -557,6 +600,7 @@ impl<'a> Ctx<'a> {
                     best = s;
                     if s > alpha {
                         alpha = s;
+                        best_move = m;
                         if s >= beta {
                             break;
                         }
@@ -565,7 +609,18 @@ impl<'a> Ctx<'a> {
             }
         }
         self.put_frame(ply, f);
-        if self.aborted { 0 } else { best }
+        if self.aborted {
+            return 0;
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if pv_node && best > old_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt.store(key, best_move, best, if in_check { 0 } else { stand }, 0, bound, ply);
+        best
     }
 }
 

@@ -30,7 +30,7 @@ impl Ordering {
         let mut lmr = [[0u8; 64]; 64];
         for (d, row) in lmr.iter_mut().enumerate().skip(1) {
             for (i, r) in row.iter_mut().enumerate().skip(1) {
-                let x = 0.75 + (d as f64).ln() * (i as f64).ln() / 2.25;
+                let x = 1.0 + (d as f64).ln() * (i as f64).ln() / 2.0;
                 *r = x.max(0.0) as u8;
             }
         }

@@ -9,8 +9,8 @@ use crate::types::{Move, MoveKind, PieceKind, bits};
 const QUIET_PROMOTION_GAIN: i32 = 150;
 
 /// Appends the legal captures (promoting where a promotion exists; the plain form only where
-/// promotion is optional and the plain move is a legal one) and the valuable quiet
-/// promotions. En-passant captures are left out. Requires `!pos.in_check()`.
+/// promotion is optional and the plain move is a legal one), en-passant captures and the
+/// valuable quiet promotions. Requires `!pos.in_check()`.
 pub fn tactical_moves(pos: &Position, out: &mut Vec<Move>) {
     debug_assert!(!pos.in_check());
     if pos.flag_reached() {
@@ -68,6 +68,7 @@ pub fn tactical_moves(pos: &Position, out: &mut Vec<Move>) {
             out.push(Move::new(from, to, MoveKind::Promotion));
         }
     }
+    pos.en_passant_moves(out);
 }
 
 #[inline(always)]
@@ -125,13 +126,13 @@ mod tests {
     use super::*;
     use crate::variant::{Variant, VariantId};
 
-    /// Every tactical move is legal, and every legal capture without optional promotion or en
-    /// passant is produced.
+    /// Every tactical move is legal, and every legal capture (en passant included) is produced,
+    /// in its promoting form where promotion is optional.
     #[test]
     fn tactical_moves_are_legal_captures() {
         let dir =
             std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/reference");
-        let mut checked = 0;
+        let (mut checked, mut en_passant) = (0, 0);
         for id in VariantId::ALL {
             let v = Variant::builtin(id);
             let Ok(text) = std::fs::read_to_string(dir.join(format!("perft_{}.jsonl", id.name())))
@@ -152,7 +153,10 @@ mod tests {
                     assert!(legal.contains(m), "{fen}: {} not legal", pos.move_to_uci(m));
                 }
                 for &m in legal.as_slice() {
-                    if m.kind() == MoveKind::Normal && pos.captured(m).is_some() {
+                    en_passant += usize::from(m.kind() == MoveKind::EnPassant);
+                    if matches!(m.kind(), MoveKind::Normal | MoveKind::EnPassant)
+                        && pos.captured(m).is_some()
+                    {
                         let promo = Move::new(m.from().0, m.to().0, MoveKind::Promotion);
                         assert!(
                             t.contains(&m) || t.contains(&promo),
@@ -171,5 +175,6 @@ mod tests {
             }
         }
         assert!(checked > 100);
+        assert!(en_passant > 0, "no en-passant capture among the positions checked");
     }
 }
