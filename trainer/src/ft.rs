@@ -9,6 +9,7 @@
 use crate::batch::SparseBatch;
 use crate::model::{FT_LIMIT, NetParams};
 use crate::optim::{AdamStep, Moments, adamw};
+use crate::simd;
 use rayon::prelude::*;
 
 /// Computes pre-activation accumulators `acc` (`B x 2H`, side to move first) and clipped
@@ -23,9 +24,7 @@ pub fn forward(params: &NetParams, batch: &SparseBatch, acc: &mut Vec<f32>, x: &
             for p in 0..2 {
                 let dst = &mut acc_row[p * h..(p + 1) * h];
                 params.accumulate(batch.features(i, p), dst);
-                for (xv, &a) in x_row[p * h..(p + 1) * h].iter_mut().zip(dst.iter()) {
-                    *xv = a.clamp(0.0, 1.0);
-                }
+                simd::clamp01(&mut x_row[p * h..(p + 1) * h], dst);
             }
         },
     );
@@ -93,14 +92,7 @@ impl FtGrad {
                     for p in 0..2 {
                         let e = 2 * i + p;
                         let (g, a) = (&grad[e * h..(e + 1) * h], &acc[e * h..(e + 1) * h]);
-                        for ((r, &g), &a) in row.iter_mut().zip(g).zip(a) {
-                            *r = if a > 0.0 && a < 1.0 { g } else { 0.0 };
-                        }
-                        bias.iter_mut().zip(&row).for_each(|(b, r)| *b += r);
-                        for &f in batch.features(i, p) {
-                            let dst = &mut buf[f as usize * h..(f as usize + 1) * h];
-                            dst.iter_mut().zip(&row).for_each(|(d, r)| *d += r);
-                        }
+                        simd::scatter(&mut row, bias, buf, g, a, batch.features(i, p));
                     }
                 }
             },
@@ -126,7 +118,7 @@ impl FtGrad {
         let h = self.h;
         out.copy_from_slice(&self.bufs[0][f * h..(f + 1) * h]);
         for b in &self.bufs[1..] {
-            out.iter_mut().zip(&b[f * h..(f + 1) * h]).for_each(|(o, g)| *o += g);
+            simd::add_assign(out, &b[f * h..(f + 1) * h]);
         }
     }
 
