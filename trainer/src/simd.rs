@@ -12,6 +12,7 @@
 //!
 //! `KAGE_TRAIN_SIMD=scalar|avx2|avx512` caps the variant used (for comparisons).
 
+use crate::batch::SparseBatch;
 use crate::optim::AdamStep;
 use std::sync::OnceLock;
 
@@ -187,6 +188,123 @@ multiversion! {
             *v = s.beta2 * *v + (1.0 - s.beta2) * g * g;
             let update = (*m / s.bc1) / ((*v / s.bc2).sqrt() + s.eps);
             *w = (*w - s.lr * (update + wd * *w)).clamp(-limit, limit);
+        }
+    }
+}
+
+/// Width of the column blocks the FT kernels work on. Blocks of this exact width run with the
+/// accumulator (or the masked gradient row) held in registers (eight AVX-512 vectors), wider
+/// FTs are split into such blocks; other widths take the slice path. Measured against 32 and
+/// 64 (narrower blocks that keep a `2304 x cols` weight block in L2): 128 was the fastest.
+pub const COLS: usize = 128;
+
+#[inline(always)]
+fn acc_cols<const N: usize>(
+    acc: &mut [f32],
+    x: &mut [f32],
+    bias: &[f32; N],
+    w: &[f32],
+    (h, c0): (usize, usize),
+    features: &[u32],
+) {
+    let mut sum = *bias;
+    for &f in features {
+        let start = f as usize * h + c0;
+        let row: &[f32; N] = w[start..start + N].try_into().expect("row block");
+        sum.iter_mut().zip(row).for_each(|(a, w)| *a += w);
+    }
+    acc[c0..c0 + N].copy_from_slice(&sum);
+    x[c0..c0 + N].iter_mut().zip(&sum).for_each(|(x, &a)| *x = a.clamp(0.0, 1.0));
+}
+
+multiversion! {
+    /// FT forward of positions `lo..hi` of `batch`, columns `c0..c0 + bias.len()`: accumulator
+    /// rows (`acc`, rows `2 * (i - lo) + perspective` of `h` values) and their clipped
+    /// activations (`x`, same layout). Same sums, in the same order, as [`accumulate`].
+    pub fn forward_cols / forward_cols_scalar(
+        acc: &mut [f32],
+        x: &mut [f32],
+        bias: &[f32],
+        w: &[f32],
+        h: usize,
+        c0: usize,
+        batch: &SparseBatch,
+        lo: usize,
+        hi: usize,
+    ) {
+        for i in lo..hi {
+            for p in 0..2 {
+                let e = (2 * (i - lo) + p) * h;
+                let (acc, x) = (&mut acc[e..e + h], &mut x[e..e + h]);
+                let features = batch.features(i, p);
+                if let Ok(b) = <&[f32; COLS]>::try_from(bias) {
+                    acc_cols(acc, x, b, w, (h, c0), features);
+                } else {
+                    let n = bias.len();
+                    let a = &mut acc[c0..c0 + n];
+                    a.copy_from_slice(bias);
+                    for &f in features {
+                        let start = f as usize * h + c0;
+                        a.iter_mut().zip(&w[start..start + n]).for_each(|(a, w)| *a += w);
+                    }
+                    x[c0..c0 + n].iter_mut().zip(&*a).for_each(|(x, &a)| *x = a.clamp(0.0, 1.0));
+                }
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn scatter_fixed<const N: usize>(
+    buf: &mut [f32],
+    bias: &mut [f32; N],
+    grad: &[f32; N],
+    acc: &[f32; N],
+    features: &[u32],
+) {
+    let mut row = [0.0f32; N];
+    for ((r, &g), &a) in row.iter_mut().zip(grad).zip(acc) {
+        *r = if a > 0.0 && a < 1.0 { g } else { 0.0 };
+    }
+    bias.iter_mut().zip(&row).for_each(|(b, r)| *b += r);
+    for &f in features {
+        let dst: &mut [f32; N] =
+            (&mut buf[f as usize * N..(f as usize + 1) * N]).try_into().expect("row block");
+        dst.iter_mut().zip(&row).for_each(|(d, r)| *d += r);
+    }
+}
+
+multiversion! {
+    /// FT backward scatter of positions `lo..hi` of `batch`, columns `c0..c0 + bias.len()`:
+    /// like [`scatter`] for each position and perspective in order, into `buf` (rows of
+    /// `bias.len()` values, one per feature) and `bias`; `grad` and `acc` are full
+    /// `B x 2H` matrices (row `2 * position + perspective`) of width `h`.
+    pub fn scatter_cols / scatter_cols_scalar(
+        buf: &mut [f32],
+        bias: &mut [f32],
+        row: &mut [f32],
+        grad: &[f32],
+        acc: &[f32],
+        h: usize,
+        c0: usize,
+        batch: &SparseBatch,
+        lo: usize,
+        hi: usize,
+    ) {
+        let n = bias.len();
+        for i in lo..hi {
+            for p in 0..2 {
+                let e = (2 * i + p) * h + c0;
+                let (g, a) = (&grad[e..e + n], &acc[e..e + n]);
+                let features = batch.features(i, p);
+                match (<&mut [f32; COLS]>::try_from(&mut *bias), <&[f32; COLS]>::try_from(g)) {
+                    (Ok(b), Ok(g)) => {
+                        let a: &[f32; COLS] = a.try_into().expect("same width");
+                        scatter_fixed(buf, b, g, a, features);
+                    }
+                    _ => scatter_scalar(row, bias, buf, g, a, features),
+                }
+            }
         }
     }
 }
