@@ -9,26 +9,30 @@
 use crate::batch::SparseBatch;
 use crate::model::{FT_LIMIT, NetParams};
 use crate::optim::{AdamStep, Moments, adamw};
+use crate::simd;
 use rayon::prelude::*;
 
+/// Positions per parallel task of the FT forward.
+const FORWARD_BLOCK: usize = 256;
+
 /// Computes pre-activation accumulators `acc` (`B x 2H`, side to move first) and clipped
-/// activations `x` of a batch.
+/// activations `x` of a batch. Each task takes [`FORWARD_BLOCK`] positions and walks the
+/// columns in blocks of [`simd::COLS`] so the FT weights it reads stay in cache; every
+/// accumulator is still `bias + rows in feature order`, as [`NetParams::accumulate`].
 pub fn forward(params: &NetParams, batch: &SparseBatch, acc: &mut Vec<f32>, x: &mut Vec<f32>) {
     let h = params.ft_size;
     let b = batch.len();
     acc.resize(b * 2 * h, 0.0);
     x.resize(b * 2 * h, 0.0);
-    acc.par_chunks_mut(2 * h).zip(x.par_chunks_mut(2 * h)).enumerate().with_min_len(32).for_each(
-        |(i, (acc_row, x_row))| {
-            for p in 0..2 {
-                let dst = &mut acc_row[p * h..(p + 1) * h];
-                params.accumulate(batch.features(i, p), dst);
-                for (xv, &a) in x_row[p * h..(p + 1) * h].iter_mut().zip(dst.iter()) {
-                    *xv = a.clamp(0.0, 1.0);
-                }
-            }
-        },
-    );
+    let per = 2 * h * FORWARD_BLOCK;
+    acc.par_chunks_mut(per).zip(x.par_chunks_mut(per)).enumerate().for_each(|(k, (acc, x))| {
+        let lo = k * FORWARD_BLOCK;
+        let hi = (lo + FORWARD_BLOCK).min(b);
+        for c0 in (0..h).step_by(simd::COLS) {
+            let bias = &params.ft_b[c0..(c0 + simd::COLS).min(h)];
+            simd::forward_cols(acc, x, bias, &params.ft_w, h, c0, batch, lo, hi);
+        }
+    });
 }
 
 /// Turns the gradient w.r.t. the clipped activations into the gradient w.r.t. the
@@ -93,14 +97,7 @@ impl FtGrad {
                     for p in 0..2 {
                         let e = 2 * i + p;
                         let (g, a) = (&grad[e * h..(e + 1) * h], &acc[e * h..(e + 1) * h]);
-                        for ((r, &g), &a) in row.iter_mut().zip(g).zip(a) {
-                            *r = if a > 0.0 && a < 1.0 { g } else { 0.0 };
-                        }
-                        bias.iter_mut().zip(&row).for_each(|(b, r)| *b += r);
-                        for &f in batch.features(i, p) {
-                            let dst = &mut buf[f as usize * h..(f as usize + 1) * h];
-                            dst.iter_mut().zip(&row).for_each(|(d, r)| *d += r);
-                        }
+                        simd::scatter(&mut row, bias, buf, g, a, batch.features(i, p));
                     }
                 }
             },
@@ -126,7 +123,7 @@ impl FtGrad {
         let h = self.h;
         out.copy_from_slice(&self.bufs[0][f * h..(f + 1) * h]);
         for b in &self.bufs[1..] {
-            out.iter_mut().zip(&b[f * h..(f + 1) * h]).for_each(|(o, g)| *o += g);
+            simd::add_assign(out, &b[f * h..(f + 1) * h]);
         }
     }
 
@@ -140,9 +137,97 @@ impl FtGrad {
     }
 }
 
+/// Scratch buffers of [`backward_update`]: per column block of [`simd::COLS`] and per chunk of
+/// positions, a gradient partial (`F x cols`) and a bias partial.
+#[derive(Debug, Default)]
+pub struct FtScratch {
+    bufs: Vec<Vec<f32>>,
+    bias: Vec<Vec<f32>>,
+    touched: Vec<bool>,
+}
+
 /// Backward + AdamW update of the FT from the activation gradient `grad` (`B x 2H`) and
 /// the accumulators `acc` of the forward. Touches only the rows of features active in the batch.
+///
+/// Computes exactly the gradient of [`FtGrad`] (same [`GRAD_CHUNKS`] partials, summed in the
+/// same order), but in parallel over column blocks of [`simd::COLS`]: each block's partials
+/// (`F x cols` per chunk) stay in one core's cache, and the partials are summed in place.
 pub fn backward_update(
+    params: &mut NetParams,
+    (w_moments, b_moments): (&mut Moments, &mut Moments),
+    scratch: &mut FtScratch,
+    batch: &SparseBatch,
+    grad: &[f32],
+    acc: &[f32],
+    step: &AdamStep,
+) {
+    let (h, nf) = (params.ft_size, params.num_features);
+    let n = batch.len();
+    let per = n.div_ceil(GRAD_CHUNKS).max(1);
+    let blocks = h.div_ceil(simd::COLS);
+    scratch.touched.clear();
+    scratch.touched.resize(nf, false);
+    for &f in batch.stm_indices.iter().chain(&batch.nstm_indices) {
+        scratch.touched[f as usize] = true;
+    }
+    // One task per (column block, chunk of positions), each with its own partial.
+    scratch.bufs.resize_with(blocks * GRAD_CHUNKS, Vec::new);
+    scratch.bias.resize_with(blocks * GRAD_CHUNKS, Vec::new);
+    scratch.bufs.par_iter_mut().zip(scratch.bias.par_iter_mut()).enumerate().for_each(
+        |(t, (buf, bias))| {
+            let (k, c) = (t / GRAD_CHUNKS, t % GRAD_CHUNKS);
+            let c0 = k * simd::COLS;
+            let cols = simd::COLS.min(h - c0);
+            let mut row = vec![0.0f32; cols];
+            buf.clear();
+            buf.resize(nf * cols, 0.0);
+            bias.clear();
+            bias.resize(cols, 0.0);
+            let (lo, hi) = ((c * per).min(n), ((c + 1) * per).min(n));
+            simd::scatter_cols(buf, bias, &mut row, grad, acc, h, c0, batch, lo, hi);
+        },
+    );
+    let (bufs, touched) = (&scratch.bufs, &scratch.touched);
+    params
+        .ft_w
+        .par_chunks_mut(h)
+        .zip(w_moments.m.par_chunks_mut(h))
+        .zip(w_moments.v.par_chunks_mut(h))
+        .enumerate()
+        .with_min_len(8)
+        .for_each_init(
+            || vec![0.0f32; simd::COLS],
+            |g, (f, ((w, m), v))| {
+                if !touched[f] {
+                    return;
+                }
+                for (k, parts) in bufs.chunks(GRAD_CHUNKS).enumerate() {
+                    let c0 = k * simd::COLS;
+                    let cols = simd::COLS.min(h - c0);
+                    // Partials summed in chunk order (as `FtGrad::feature_grad`).
+                    let g = &mut g[..cols];
+                    g.copy_from_slice(&parts[0][f * cols..(f + 1) * cols]);
+                    for part in &parts[1..] {
+                        simd::add_assign(g, &part[f * cols..(f + 1) * cols]);
+                    }
+                    let r = c0..c0 + cols;
+                    adamw(&mut w[r.clone()], &mut m[r.clone()], &mut v[r], g, step, true, FT_LIMIT);
+                }
+            },
+        );
+    // Bias gradient: zeros plus the chunk partials in order (as `FtGrad::bias`).
+    let mut gb = vec![0.0f32; h];
+    for (k, parts) in scratch.bias.chunks(GRAD_CHUNKS).enumerate() {
+        let c0 = k * simd::COLS;
+        for part in parts {
+            simd::add_assign(&mut gb[c0..c0 + part.len()], part);
+        }
+    }
+    adamw(&mut params.ft_b, &mut b_moments.m, &mut b_moments.v, &gb, step, false, FT_LIMIT);
+}
+
+/// Reference for [`backward_update`] (tests): [`FtGrad`] then AdamW row by row.
+pub fn backward_update_reference(
     params: &mut NetParams,
     (w_moments, b_moments): (&mut Moments, &mut Moments),
     scratch: &mut FtGrad,
@@ -153,24 +238,78 @@ pub fn backward_update(
 ) {
     let h = params.ft_size;
     scratch.compute(batch, grad, acc, params.num_features, h);
-    let scratch = &*scratch;
-    params
+    let mut g = vec![0.0f32; h];
+    for (f, ((w, m), v)) in params
         .ft_w
-        .par_chunks_mut(h)
-        .zip(w_moments.m.par_chunks_mut(h))
-        .zip(w_moments.v.par_chunks_mut(h))
+        .chunks_mut(h)
+        .zip(w_moments.m.chunks_mut(h))
+        .zip(w_moments.v.chunks_mut(h))
         .enumerate()
-        .with_min_len(8)
-        .for_each_init(
-            || vec![0.0f32; h],
-            |g, (f, ((w, m), v))| {
-                if !scratch.touched(f) {
-                    return;
-                }
-                scratch.feature_grad(f, g);
-                adamw(w, m, v, g, step, true, FT_LIMIT);
-            },
-        );
+    {
+        if scratch.touched(f) {
+            scratch.feature_grad(f, &mut g);
+            adamw(w, m, v, &g, step, true, FT_LIMIT);
+        }
+    }
     let gb = scratch.bias();
     adamw(&mut params.ft_b, &mut b_moments.m, &mut b_moments.v, &gb, step, false, FT_LIMIT);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::batch::TargetBlend;
+    use crate::synthetic::{SyntheticConfig, SyntheticDataset};
+    use crate::train::ParamMoments;
+
+    fn same(a: &[f32], b: &[f32]) -> bool {
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+    }
+
+    /// Register-block widths, a remainder block, and the slice path.
+    #[test]
+    fn blocked_forward_and_fused_backward_match_the_references_bit_for_bit() {
+        for h in [8, 128, 136, 256] {
+            let nf = 300;
+            let data = SyntheticDataset::new(SyntheticConfig {
+                positions: 600,
+                num_features: nf,
+                ..SyntheticConfig::default()
+            });
+            let samples: Vec<_> = (0..600).map(|i| data.sample(i)).collect();
+            let batch =
+                SparseBatch::from_samples(&samples, TargetBlend { lambda: 0.5, scale: 400.0 });
+            let mut p = NetParams::init(nf, h, 4, 5);
+            // Larger weights so some accumulators leave (0, 1) and the mask matters.
+            p.ft_w.iter_mut().for_each(|w| *w *= 4.0);
+            let (mut acc, mut x) = (Vec::new(), Vec::new());
+            forward(&p, &batch, &mut acc, &mut x);
+            for i in 0..batch.len() {
+                for persp in 0..2 {
+                    let e = (2 * i + persp) * h;
+                    let mut want = vec![0.0; h];
+                    p.accumulate(batch.features(i, persp), &mut want);
+                    assert!(same(&acc[e..e + h], &want), "acc h={h} i={i}");
+                    let xw: Vec<f32> = want.iter().map(|a| a.clamp(0.0, 1.0)).collect();
+                    assert!(same(&x[e..e + h], &xw), "x h={h} i={i}");
+                }
+            }
+            assert!(x.contains(&0.0) && x.contains(&1.0), "mask exercised");
+            let grad: Vec<f32> =
+                (0..acc.len()).map(|i| ((i * 7919) % 2001) as f32 * 1e-6 - 1e-3).collect();
+            let (mut pa, mut pb) = (p.clone(), p);
+            let (mut ma, mut mb) = (ParamMoments::zeros(&pa), ParamMoments::zeros(&pb));
+            let (mut sa, mut sb) = (FtScratch::default(), FtGrad::default());
+            for t in 1..=3 {
+                let s = AdamStep::new(1e-2, 0.9, 0.999, 1e-8, 1e-2, t);
+                let (wa, ba) = (&mut ma.ft_w, &mut ma.ft_b);
+                backward_update(&mut pa, (wa, ba), &mut sa, &batch, &grad, &acc, &s);
+                let (wb, bb) = (&mut mb.ft_w, &mut mb.ft_b);
+                backward_update_reference(&mut pb, (wb, bb), &mut sb, &batch, &grad, &acc, &s);
+            }
+            assert!(same(&pa.ft_w, &pb.ft_w) && same(&pa.ft_b, &pb.ft_b), "params h={h}");
+            assert!(same(&ma.ft_w.m, &mb.ft_w.m) && same(&ma.ft_w.v, &mb.ft_w.v), "moments h={h}");
+            assert!(same(&ma.ft_b.v, &mb.ft_b.v), "bias moments h={h}");
+        }
+    }
 }

@@ -21,6 +21,7 @@ pub mod optim;
 pub mod report;
 pub mod run;
 pub mod sample;
+pub mod simd;
 pub mod space;
 pub mod synthetic;
 pub mod train;

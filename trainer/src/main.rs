@@ -317,6 +317,8 @@ fn run_bench(a: BenchArgs) -> Result<()> {
 }
 
 fn main() -> Result<()> {
+    // Keep the head's multi-MiB per-step buffers in the heap (see `simd::tune_allocator`).
+    kage_train::simd::tune_allocator();
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Inspect { net }) => {

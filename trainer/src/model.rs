@@ -66,12 +66,7 @@ impl NetParams {
 
     /// Float accumulator (pre-activation) of one perspective.
     pub fn accumulate(&self, features: &[u32], out: &mut [f32]) {
-        let h = self.ft_size;
-        out.copy_from_slice(&self.ft_b);
-        for &f in features {
-            let row = &self.ft_w[f as usize * h..(f as usize + 1) * h];
-            out.iter_mut().zip(row).for_each(|(a, w)| *a += w);
-        }
+        crate::simd::accumulate(out, &self.ft_b, &self.ft_w, features);
     }
 
     /// Head forward from clipped activations `x` (`2 * ft_size`): the output logit.

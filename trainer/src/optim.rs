@@ -51,7 +51,8 @@ impl Moments {
     }
 }
 
-/// One AdamW update of `w` with gradient `g`, then clipping to `[-limit, limit]`.
+/// One AdamW update of `w` with gradient `g`, then clipping to `[-limit, limit]` (vectorised;
+/// see [`crate::simd::adamw_scalar`] for the plain definition).
 #[inline]
 pub fn adamw(
     w: &mut [f32],
@@ -62,11 +63,5 @@ pub fn adamw(
     decay: bool,
     limit: f32,
 ) {
-    let wd = if decay { s.weight_decay } else { 0.0 };
-    for (((w, m), v), &g) in w.iter_mut().zip(m.iter_mut()).zip(v.iter_mut()).zip(g) {
-        *m = s.beta1 * *m + (1.0 - s.beta1) * g;
-        *v = s.beta2 * *v + (1.0 - s.beta2) * g * g;
-        let update = (*m / s.bc1) / ((*v / s.bc2).sqrt() + s.eps);
-        *w = (*w - s.lr * (update + wd * *w)).clamp(-limit, limit);
-    }
+    crate::simd::adamw(w, m, v, g, s, decay, limit);
 }

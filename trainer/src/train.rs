@@ -2,7 +2,7 @@
 
 use crate::batch::{SparseBatch, TargetBlend, sigmoid};
 use crate::config::TrainConfig;
-use crate::ft::{self, FtGrad};
+use crate::ft::{self, FtScratch};
 use crate::head;
 use crate::model::{BIAS_LIMIT, L1_LIMIT, NetParams, OUT_LIMIT};
 use crate::optim::{AdamStep, Moments, adamw};
@@ -87,7 +87,7 @@ pub struct Trainer {
     /// Time per phase, summed over all steps.
     pub times: StepTimes,
     device: Device,
-    ft_grad: FtGrad,
+    ft_grad: FtScratch,
     acc: Vec<f32>,
     x: Vec<f32>,
 }
@@ -118,7 +118,7 @@ impl Trainer {
             history,
             times: StepTimes::default(),
             device: head::default_device(),
-            ft_grad: FtGrad::default(),
+            ft_grad: FtScratch::default(),
             acc: Vec::new(),
             x: Vec::new(),
         }
