@@ -165,6 +165,19 @@ impl TrainConfig {
         Ok(toml::to_string(self)?)
     }
 
+    /// The settings that decide the trained weights: everything but the thread count (results
+    /// do not depend on it; it reads 0 here). Runs that differ only in threads share a run id
+    /// and write byte-identical checkpoints and nets.
+    pub fn result_config(&self) -> TrainConfig {
+        TrainConfig { threads: 0, ..self.clone() }
+    }
+
+    /// [`Self::result_config`] as TOML (what the run id hashes and the net and checkpoint
+    /// record).
+    pub fn result_toml(&self) -> Result<String, ConfigError> {
+        self.result_config().to_toml()
+    }
+
     /// Checks every setting's range.
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.variant.trim().is_empty() {

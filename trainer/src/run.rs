@@ -70,7 +70,8 @@ pub fn git_revision() -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
-/// Run id: a hash of the resolved configuration (same config and seed, same id).
+/// Run id: a hash of the resolved configuration without the thread count (same settings and
+/// seed, same id).
 pub fn run_id(config_toml: &str) -> String {
     format!("{:016x}", fnv1a64(config_toml.as_bytes()))
 }
@@ -120,7 +121,7 @@ pub fn resume(dir: &Path, epochs: Option<u32>, opts: RunOptions) -> Result<RunSu
     let mut cfg = TrainConfig::from_toml(&text)?;
     let state = checkpoint::load(&dir.join(names::CHECKPOINT))?;
     let saved = TrainConfig::from_toml(&state.config_toml)?;
-    if saved != cfg {
+    if saved.result_config() != cfg.result_config() {
         return Err(TrainError::Resume(format!(
             "{} differs from the configuration stored in the checkpoint",
             cfg_path.display()
@@ -149,7 +150,8 @@ fn drive(
 ) -> Result<RunSummary, TrainError> {
     let cfg = trainer.cfg.clone();
     let config_toml = cfg.to_toml()?;
-    let id = run_id(&config_toml);
+    let result_toml = cfg.result_toml()?;
+    let id = run_id(&result_toml);
     let rev = git_revision();
     write(&dir.join(names::CONFIG), &config_toml)?;
     let info = format!(
@@ -229,7 +231,7 @@ fn drive(
         trainer.epochs_done = epoch + 1;
         checkpoint::save(
             &dir.join(names::CHECKPOINT),
-            &CheckpointState::of(&trainer, &config_toml),
+            &CheckpointState::of(&trainer, &result_toml),
         )?;
         write(&dir.join(names::METRICS), &report::metrics_csv(&trainer.history))?;
         let title = format!("kage-train {} run {id} (git {rev})", space.variant);
@@ -243,7 +245,7 @@ fn drive(
             output_scale: cfg.scale.round().clamp(1.0, f64::from(u32::MAX)) as u32,
             run_id: id.clone(),
             git_revision: rev,
-            config: config_toml,
+            config: result_toml,
         },
     )?;
     let net_path = dir.join(names::NET);

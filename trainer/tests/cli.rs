@@ -80,3 +80,36 @@ fn config_file_and_resume_from_the_command_line() {
     assert_eq!(csv.lines().count(), 4, "{csv}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Same seed and settings with 1 and with 2 threads: byte-identical network (run id and
+/// recorded settings included) and the same losses in the metrics. (Checkpoints differ only in
+/// the positions/s timings of the epoch history they carry.)
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let dir = common::temp_dir("cli-threads");
+    let exe = env!("CARGO_BIN_EXE_kage-train");
+    let run = |threads: &str| {
+        let out = dir.join(format!("run{threads}"));
+        let status = Command::new(exe)
+            .args(["--variant", "minishogi", "--synthetic", "6000", "--synthetic-features", "300"])
+            .args(["--ft-size", "16", "--head-size", "8", "--epochs", "2"])
+            .args(["--batch-size", "512", "--min-ply", "0", "--keep-noisy", "--quiet"])
+            .args(["--threads", threads])
+            .arg("--out")
+            .arg(&out)
+            .status()
+            .expect("runs");
+        assert!(status.success());
+        let net = std::fs::read(out.join("net.nnue")).expect("net");
+        let metrics = std::fs::read_to_string(out.join("metrics.csv")).expect("metrics");
+        // epoch, train loss, validation loss (positions/s is a timing).
+        let losses: Vec<String> =
+            metrics.lines().map(|l| l.split(',').take(3).collect::<Vec<_>>().join(",")).collect();
+        (net, losses)
+    };
+    let (net1, losses1) = run("1");
+    let (net2, losses2) = run("2");
+    assert_eq!(losses1.len(), 3, "header and two epochs: {losses1:?}");
+    assert_eq!(losses1, losses2);
+    assert!(net1 == net2, "net.nnue differs between 1 and 2 threads");
+}
