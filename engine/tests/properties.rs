@@ -1,6 +1,7 @@
 //! Property tests over random playouts in all four variants: the incremental key equals the
-//! key computed from scratch, make/undo restores the position, FEN round-trips, and legal move
-//! generation equals a slow reference (pseudo-legal moves filtered by playing them).
+//! key computed from scratch, make/undo restores the position, FEN round-trips, legal move
+//! generation equals a slow reference (pseudo-legal moves filtered by playing them), and
+//! `gives_check` agrees with playing the move.
 
 use kage_engine::position::CASTLE_BK;
 use kage_engine::types::bits;
@@ -118,6 +119,18 @@ fn check_playout(id: VariantId, seed: u64, plies: usize) -> Result<(), TestCaseE
         legal.sort();
         prop_assert_eq!(&legal, &reference_moves(&pos), "legal moves at {}", pos.to_fen());
         prop_assert_eq!(pos.count_legal() as usize, legal.len());
+        let discoverers = pos.discoverers();
+        for &m in pos.legal_moves().as_slice() {
+            let mut child = pos.clone();
+            child.play(m);
+            prop_assert_eq!(
+                pos.gives_check(m, discoverers),
+                child.in_check(),
+                "gives_check of {} at {}",
+                pos.move_to_uci(m),
+                pos.to_fen()
+            );
+        }
         if legal.is_empty() || game.outcome().is_some() {
             break;
         }

@@ -1,7 +1,7 @@
 //! Attack queries: attackers of a square, pins.
 
 use super::Position;
-use crate::types::{Bitboard, Color, PieceKind, bits};
+use crate::types::{Bitboard, Color, Move, MoveKind, PieceKind, bits};
 
 impl Position {
     /// Pieces of `by` attacking `sq` with the given occupancy.
@@ -64,12 +64,26 @@ impl Position {
     }
 
     /// Pieces of `us` pinned to their king, and for each the line it may move along.
+    #[inline]
     pub(crate) fn pinned(&self, us: Color) -> Bitboard {
+        self.line_blockers(us, us)
+    }
+
+    /// Pieces of the side to move whose move off the line to the opposing king uncovers a
+    /// check by one of its own sliders (discovered-check candidates, for [`Self::gives_check`]).
+    #[inline]
+    pub fn discoverers(&self) -> Bitboard {
+        self.line_blockers(!self.stm, self.stm)
+    }
+
+    /// Pieces of `blockers` that stand alone between the king of `king` and a slider of the
+    /// other colour that would attack it along that line.
+    fn line_blockers(&self, king: Color, blockers: Color) -> Bitboard {
         let v = self.variant;
-        let them = !us;
-        let ksq = self.king_sq[us as usize] as usize;
+        let them = !king;
+        let ksq = self.king_sq[king as usize] as usize;
         let occ = self.occupied();
-        let own = self.by_color[us as usize];
+        let own = self.by_color[blockers as usize];
         let theirs = self.by_color[them as usize];
         let mut pinned = 0;
         for d in 0..8 {
@@ -100,6 +114,37 @@ impl Position {
             }
         }
         pinned
+    }
+
+    /// Whether the legal move `m` gives check, without playing it. `discoverers` is
+    /// [`Self::discoverers`] of this position (computed once per node by the caller).
+    pub fn gives_check(&self, m: Move, discoverers: Bitboard) -> bool {
+        let v = self.variant;
+        let us = self.stm;
+        let ksq = self.king_sq[!us as usize];
+        let to = m.to().0;
+        let (kind, occ) = match m.kind() {
+            MoveKind::Castling | MoveKind::EnPassant => {
+                let mut child = self.clone();
+                child.play(m);
+                return child.in_check();
+            }
+            MoveKind::Drop => (m.drop_kind(), self.occupied() | 1 << to),
+            kind => {
+                let from = m.from().0;
+                let Some(p) = self.piece_on(from) else { return false };
+                let k = if kind == MoveKind::Promotion {
+                    v.kind(p.kind).promotes_to.unwrap_or(p.kind)
+                } else {
+                    p.kind
+                };
+                if discoverers & (1 << from) != 0 && v.line(ksq, from) & (1 << to) == 0 {
+                    return true;
+                }
+                (k, (self.occupied() ^ 1 << from) | 1 << to)
+            }
+        };
+        v.attacks(us, kind, to, occ) & (1 << ksq) != 0
     }
 
     /// Squares attacked by `by` (used by evaluation and tests; not on the movegen hot path).

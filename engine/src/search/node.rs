@@ -344,48 +344,47 @@ impl<'a> Ctx<'a> {
         let mut best_move = Move::NULL;
         let mut searched = 0usize;
         let old_alpha = alpha;
+        let mut discoverers = None;
         for i in 0..n {
             let (m, mscore) = next_move(&mut f.keys, i);
             let tactical = pos.captured(m).is_some() || m.is_promotion();
             let quiet = !tactical;
+            // Shallow-depth pruning, decided before the move is played (checks are kept).
+            if !pv_node
+                && !in_check
+                && best > -MATE_BOUND
+                && searched > 0
+                && !pos.gives_check(m, *discoverers.get_or_insert_with(|| pos.discoverers()))
+            {
+                if quiet {
+                    // Late-move pruning and futility pruning of quiet moves.
+                    let lmp = if improving_guess(eval, beta) {
+                        3 + 2 * depth * depth
+                    } else {
+                        3 + depth * depth
+                    };
+                    if depth <= 5 && searched >= lmp as usize {
+                        continue;
+                    }
+                    if depth <= 4 && eval + 120 + 100 * depth <= alpha {
+                        continue;
+                    }
+                    // History pruning.
+                    if depth <= 3 && mscore < -1500 * depth {
+                        continue;
+                    }
+                    // Quiet moves and drops onto squares where the piece is lost.
+                    if depth <= 6 && !see_ge(pos, m, -25 * depth * depth) {
+                        continue;
+                    }
+                } else if depth <= 6 && !see_ge(pos, m, -150 * depth) {
+                    // Captures that lose material at shallow depth.
+                    continue;
+                }
+            }
             let mut child = pos.clone();
             child.play(m);
             let gives_check = child.in_check();
-            if quiet && !pv_node && !in_check && !gives_check && best > -MATE_BOUND && searched > 0
-            {
-                // Late-move pruning and futility pruning of quiet moves.
-                let lmp = if improving_guess(eval, beta) {
-                    3 + 2 * depth * depth
-                } else {
-                    3 + depth * depth
-                };
-                if depth <= 5 && searched >= lmp as usize {
-                    continue;
-                }
-                if depth <= 4 && eval + 120 + 100 * depth <= alpha {
-                    continue;
-                }
-                // History pruning.
-                if depth <= 3 && mscore < -1500 * depth {
-                    continue;
-                }
-                // Quiet moves and drops onto squares where the piece is lost.
-                if depth <= 6 && !see_ge(pos, m, -25 * depth * depth) {
-                    continue;
-                }
-            }
-            if tactical
-                && !pv_node
-                && !in_check
-                && !gives_check
-                && best > -MATE_BOUND
-                && searched > 0
-                && depth <= 6
-                && !see_ge(pos, m, -150 * depth)
-            {
-                // Captures that lose material at shallow depth.
-                continue;
-            }
             let ext = i32::from(gives_check && pv_node && (ply as i32) < 2 * self.root_depth);
             let new_depth = depth - 1 + ext;
             self.push(&child);
