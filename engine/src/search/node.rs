@@ -274,12 +274,7 @@ impl<'a> Ctx<'a> {
         if let Some(h) = hit
             && !pv_node
             && h.depth >= depth
-            && match h.bound {
-                Bound::Exact => true,
-                Bound::Lower => h.score >= beta,
-                Bound::Upper => h.score <= alpha,
-                Bound::None => false,
-            }
+            && h.cuts(alpha, beta)
         {
             return h.score;
         }
@@ -488,12 +483,7 @@ impl<'a> Ctx<'a> {
         let hit = self.tt.probe(key, ply);
         if let Some(h) = hit
             && !pv_node
-            && match h.bound {
-                Bound::Exact => true,
-                Bound::Lower => h.score >= beta,
-                Bound::Upper => h.score <= alpha,
-                Bound::None => false,
-            }
+            && h.cuts(alpha, beta)
         {
             return h.score;
         }

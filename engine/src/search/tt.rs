@@ -32,6 +32,19 @@ pub struct TtHit {
     pub bound: Bound,
 }
 
+impl TtHit {
+    /// Whether the stored score decides a node searched with the window `(alpha, beta)`.
+    #[inline(always)]
+    pub fn cuts(&self, alpha: i32, beta: i32) -> bool {
+        match self.bound {
+            Bound::Exact => true,
+            Bound::Lower => self.score >= beta,
+            Bound::Upper => self.score <= alpha,
+            Bound::None => false,
+        }
+    }
+}
+
 /// Depth-preferred table with aging; single-threaded (one per `Searcher`).
 pub struct Tt {
     entries: Vec<Entry>,
