@@ -65,7 +65,7 @@ fn main() {
             (&mut mom.ft_w, &mut mom.ft_b),
             &mut sc,
             &batch,
-            &grad,
+            ft::Rows::whole(&grad, batch.len()),
             &acc,
             &s,
         );

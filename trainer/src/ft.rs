@@ -20,19 +20,64 @@ const FORWARD_BLOCK: usize = 256;
 /// columns in blocks of [`simd::COLS`] so the FT weights it reads stay in cache; every
 /// accumulator is still `bias + rows in feature order`, as [`NetParams::accumulate`].
 pub fn forward(params: &NetParams, batch: &SparseBatch, acc: &mut Vec<f32>, x: &mut Vec<f32>) {
-    let h = params.ft_size;
+    forward_split(params, batch, acc, (x, &mut Vec::new()), batch.len());
+}
+
+/// [`forward`] with the activations in two buffers: the rows of positions `[0, split)` in
+/// `x_lo`, the rest in `x_hi` (same values as [`forward`]; `acc` stays one matrix).
+pub fn forward_split(
+    params: &NetParams,
+    batch: &SparseBatch,
+    acc: &mut Vec<f32>,
+    (x_lo, x_hi): (&mut Vec<f32>, &mut Vec<f32>),
+    split: usize,
+) {
+    let row = 2 * params.ft_size;
     let b = batch.len();
-    acc.resize(b * 2 * h, 0.0);
-    x.resize(b * 2 * h, 0.0);
-    let per = 2 * h * FORWARD_BLOCK;
-    acc.par_chunks_mut(per).zip(x.par_chunks_mut(per)).enumerate().for_each(|(k, (acc, x))| {
-        let lo = k * FORWARD_BLOCK;
-        let hi = (lo + FORWARD_BLOCK).min(b);
+    let split = split.min(b);
+    acc.resize(b * row, 0.0);
+    x_lo.resize(split * row, 0.0);
+    x_hi.resize((b - split) * row, 0.0);
+    let per = (row * FORWARD_BLOCK).max(1);
+    let (acc_lo, acc_hi) = acc.split_at_mut(split * row);
+    // Tasks of one buffer: (first position, accumulator rows, activation rows).
+    fn part<'a>(
+        acc: &'a mut [f32],
+        x: &'a mut [f32],
+        first: usize,
+        per: usize,
+    ) -> impl ParallelIterator<Item = (usize, &'a mut [f32], &'a mut [f32])> {
+        let tasks = acc.par_chunks_mut(per).zip(x.par_chunks_mut(per)).enumerate();
+        tasks.map(move |(k, (acc, x))| (first + k * FORWARD_BLOCK, acc, x))
+    }
+    let tasks = part(acc_lo, x_lo, 0, per).chain(part(acc_hi, x_hi, split, per));
+    tasks.for_each(|(lo, acc, x)| {
+        let h = params.ft_size;
+        let hi = lo + acc.len() / row;
         for c0 in (0..h).step_by(simd::COLS) {
             let bias = &params.ft_b[c0..(c0 + simd::COLS).min(h)];
             simd::forward_cols(acc, x, bias, &params.ft_w, h, c0, batch, lo, hi);
         }
     });
+}
+
+/// The rows of a `B x 2H` matrix (row `2 * position + perspective`) in two buffers: positions
+/// `[0, split)` in `lo`, the rest in `hi`.
+#[derive(Debug, Clone, Copy)]
+pub struct Rows<'a> {
+    /// Rows of positions `[0, split)`.
+    pub lo: &'a [f32],
+    /// Rows of positions `[split, B)`.
+    pub hi: &'a [f32],
+    /// First position in `hi`.
+    pub split: usize,
+}
+
+impl<'a> Rows<'a> {
+    /// One buffer holding all rows.
+    pub fn whole(rows: &'a [f32], batch: usize) -> Rows<'a> {
+        Rows { lo: rows, hi: &[], split: batch }
+    }
 }
 
 /// Turns the gradient w.r.t. the clipped activations into the gradient w.r.t. the
@@ -157,7 +202,7 @@ pub fn backward_update(
     (w_moments, b_moments): (&mut Moments, &mut Moments),
     scratch: &mut FtScratch,
     batch: &SparseBatch,
-    grad: &[f32],
+    grad: Rows<'_>,
     acc: &[f32],
     step: &AdamStep,
 ) {
@@ -184,7 +229,12 @@ pub fn backward_update(
             bias.clear();
             bias.resize(cols, 0.0);
             let (lo, hi) = ((c * per).min(n), ((c + 1) * per).min(n));
-            simd::scatter_cols(buf, bias, &mut row, grad, acc, h, c0, batch, lo, hi);
+            // Positions in order, each row from the buffer that holds it.
+            let s = grad.split.clamp(lo, hi);
+            simd::scatter_cols(buf, bias, &mut row, grad.lo, acc, h, c0, batch, 0, lo, s);
+            let acc_hi = &acc[grad.split.min(n) * 2 * h..];
+            let g = grad.hi;
+            simd::scatter_cols(buf, bias, &mut row, g, acc_hi, h, c0, batch, grad.split, s, hi);
         },
     );
     let (bufs, touched) = (&scratch.bufs, &scratch.touched);
@@ -295,6 +345,12 @@ mod tests {
                 }
             }
             assert!(x.contains(&0.0) && x.contains(&1.0), "mask exercised");
+            for split in [0, 1, 255, 300, 600] {
+                let (mut acc2, mut lo, mut hi) = (Vec::new(), Vec::new(), Vec::new());
+                forward_split(&p, &batch, &mut acc2, (&mut lo, &mut hi), split);
+                lo.extend_from_slice(&hi);
+                assert!(same(&acc2, &acc) && same(&lo, &x), "split forward h={h} at {split}");
+            }
             let grad: Vec<f32> =
                 (0..acc.len()).map(|i| ((i * 7919) % 2001) as f32 * 1e-6 - 1e-3).collect();
             let (mut pa, mut pb) = (p.clone(), p);
@@ -303,7 +359,16 @@ mod tests {
             for t in 1..=3 {
                 let s = AdamStep::new(1e-2, 0.9, 0.999, 1e-8, 1e-2, t);
                 let (wa, ba) = (&mut ma.ft_w, &mut ma.ft_b);
-                backward_update(&mut pa, (wa, ba), &mut sa, &batch, &grad, &acc, &s);
+                let n = batch.len();
+                let rows = if t == 2 {
+                    Rows::whole(&grad, n)
+                } else {
+                    // Split in two buffers (the middle, and everything in `hi`): same bits.
+                    let split = if t == 1 { n / 3 } else { 0 };
+                    let (lo, hi) = grad.split_at(split * 2 * h);
+                    Rows { lo, hi, split }
+                };
+                backward_update(&mut pa, (wa, ba), &mut sa, &batch, rows, &acc, &s);
                 let (wb, bb) = (&mut mb.ft_w, &mut mb.ft_b);
                 backward_update_reference(&mut pb, (wb, bb), &mut sb, &batch, &grad, &acc, &s);
             }

@@ -277,8 +277,8 @@ fn scatter_fixed<const N: usize>(
 multiversion! {
     /// FT backward scatter of positions `lo..hi` of `batch`, columns `c0..c0 + bias.len()`:
     /// like [`scatter`] for each position and perspective in order, into `buf` (rows of
-    /// `bias.len()` values, one per feature) and `bias`; `grad` and `acc` are full
-    /// `B x 2H` matrices (row `2 * position + perspective`) of width `h`.
+    /// `bias.len()` values, one per feature) and `bias`; `grad` and `acc` are the rows of
+    /// `B x 2H` matrices (row `2 * position + perspective`, width `h`) from position `first` on.
     pub fn scatter_cols / scatter_cols_scalar(
         buf: &mut [f32],
         bias: &mut [f32],
@@ -288,13 +288,14 @@ multiversion! {
         h: usize,
         c0: usize,
         batch: &SparseBatch,
+        first: usize,
         lo: usize,
         hi: usize,
     ) {
         let n = bias.len();
         for i in lo..hi {
             for p in 0..2 {
-                let e = (2 * i + p) * h + c0;
+                let e = (2 * (i - first) + p) * h + c0;
                 let (g, a) = (&grad[e..e + n], &acc[e..e + n]);
                 let features = batch.features(i, p);
                 match (<&mut [f32; COLS]>::try_from(&mut *bias), <&[f32; COLS]>::try_from(g)) {

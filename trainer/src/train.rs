@@ -90,6 +90,7 @@ pub struct Trainer {
     ft_grad: FtScratch,
     acc: Vec<f32>,
     x: Vec<f32>,
+    x_hi: Vec<f32>,
 }
 
 impl Trainer {
@@ -121,6 +122,7 @@ impl Trainer {
             ft_grad: FtScratch::default(),
             acc: Vec::new(),
             x: Vec::new(),
+            x_hi: Vec::new(),
         }
     }
 
@@ -135,10 +137,14 @@ impl Trainer {
             return 0.0;
         }
         let t0 = Instant::now();
-        ft::forward(&self.params, batch, &mut self.acc, &mut self.x);
-        let x = std::mem::take(&mut self.x);
+        // The head runs the two fixed halves of the batch concurrently; the FT forward writes
+        // their activations into separate buffers so none is copied.
+        let split = head::split_point(batch.len(), head::SPLIT_MIN);
+        let xs = (&mut self.x, &mut self.x_hi);
+        ft::forward_split(&self.params, batch, &mut self.acc, xs, split);
+        let (x, x_hi) = (std::mem::take(&mut self.x), std::mem::take(&mut self.x_hi));
         let t1 = Instant::now();
-        let g = head::step(&self.device, &self.params, x, &batch.targets);
+        let g = head::step_halves(&self.device, &self.params, x, x_hi, &batch.targets);
         let t2 = Instant::now();
         self.step += 1;
         let c = &self.cfg;
@@ -154,7 +160,7 @@ impl Trainer {
             (&mut m.ft_w, &mut m.ft_b),
             &mut self.ft_grad,
             batch,
-            &g.x,
+            ft::Rows { lo: &g.x, hi: &g.x_hi, split },
             &self.acc,
             &s,
         );
