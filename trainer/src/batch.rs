@@ -29,8 +29,14 @@ pub struct TargetBlend {
 impl TargetBlend {
     /// `lambda * sigmoid(score / scale) + (1 - lambda) * result`.
     pub fn target(&self, sample: &Sample) -> f32 {
-        let s = sigmoid(f32::from(sample.score_cp) / self.scale);
-        self.lambda * s + (1.0 - self.lambda) * sample.result
+        self.target_of(sample.score_cp, sample.result)
+    }
+
+    /// [`TargetBlend::target`] from the score and the result.
+    #[inline]
+    pub fn target_of(&self, score_cp: i16, result: f32) -> f32 {
+        let s = sigmoid(f32::from(score_cp) / self.scale);
+        self.lambda * s + (1.0 - self.lambda) * result
     }
 }
 
@@ -66,15 +72,21 @@ impl SparseBatch {
 
     /// Appends one position.
     pub fn push(&mut self, sample: &Sample, blend: TargetBlend) {
+        self.push_features(&sample.stm_features, &sample.nstm_features, blend.target(sample));
+    }
+
+    /// Appends one position given its features and its (already blended) target.
+    #[inline]
+    pub fn push_features(&mut self, stm: &[u32], nstm: &[u32], target: f32) {
         if self.stm_offsets.is_empty() {
             self.stm_offsets.push(0);
             self.nstm_offsets.push(0);
         }
-        self.stm_indices.extend_from_slice(&sample.stm_features);
+        self.stm_indices.extend_from_slice(stm);
         self.stm_offsets.push(self.stm_indices.len() as u32);
-        self.nstm_indices.extend_from_slice(&sample.nstm_features);
+        self.nstm_indices.extend_from_slice(nstm);
         self.nstm_offsets.push(self.nstm_indices.len() as u32);
-        self.targets.push(blend.target(sample));
+        self.targets.push(target);
     }
 
     /// Number of positions.

@@ -31,6 +31,8 @@ pub use config::{FilterConfig, LrSchedule, TrainConfig};
 pub use error::TrainError;
 pub use model::NetParams;
 pub use run::{RunOptions, RunSummary, resume, run};
-pub use sample::{DataError, Dataset, PositionSource, Sample, SampleFlags};
+pub use sample::{
+    BlockList, DataError, Dataset, PositionSource, Sample, SampleBlock, SampleFlags, SampleMeta,
+};
 pub use synthetic::{SyntheticConfig, SyntheticDataset};
 pub use train::{EpochMetrics, Trainer};

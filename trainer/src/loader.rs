@@ -1,13 +1,30 @@
-//! Streaming loader: filters, held-out split, shuffle buffer and batch assembly on a
-//! background thread, in a deterministic order that depends only on the seed and epoch.
+//! Streaming loader: filters, held-out split, shuffle buffer and batch assembly on background
+//! threads, in a deterministic order that depends only on the seed and epoch.
+//!
+//! Two stages run concurrently for one epoch:
+//!
+//! * the **reader** asks the source for the next stretch of the stream
+//!   ([`PositionSource::next_blocks`], which decodes in parallel with rayon, order kept), then
+//!   classifies every sample in parallel (feature-range check, load-time filters, held-out
+//!   test by stream index, blended target): all the per-sample work that does not depend on
+//!   the shuffle;
+//! * the **shuffler** (the epoch's loader thread) walks the stretches in stream order and runs
+//!   the shuffle buffer and batch assembly, the only order-dependent part, with the same RNG
+//!   calls as a one-sample-at-a-time loop. Buffer slots keep their feature storage, so a
+//!   replacement copies features without allocating.
+//!
+//! The batches are therefore the same whatever the thread count or timing.
 
 use crate::batch::{SparseBatch, TargetBlend};
 use crate::config::FilterConfig;
-use crate::sample::{Dataset, Sample};
+use crate::sample::{
+    BlockList, DataError, Dataset, PositionSource, Sample, SampleBlock, SampleMeta,
+};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
 use std::thread::JoinHandle;
 
 /// Loader settings for one epoch.
@@ -64,6 +81,12 @@ pub enum LoaderMsg {
 
 /// Whether load-time filters keep this sample.
 pub fn keep(filter: &FilterConfig, s: &Sample) -> bool {
+    keep_meta(filter, &s.meta())
+}
+
+/// [`keep`] on a sample's scalar fields.
+#[inline]
+pub fn keep_meta(filter: &FilterConfig, s: &SampleMeta) -> bool {
     s.ply >= filter.min_ply
         && !(filter.skip_in_check && s.flags.in_check())
         && !(filter.skip_noisy && s.flags.noisy())
@@ -117,80 +140,327 @@ impl Drop for EpochLoader {
     }
 }
 
+/// What the loader does with one sample (decided by the reader stage).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fate {
+    /// Into the shuffle buffer.
+    Train,
+    /// Dropped by a load-time filter.
+    Filtered,
+    /// Held out for validation.
+    HeldOut,
+    /// Has a feature outside the feature space: the pass fails here.
+    BadFeature(u32),
+}
+
+/// Fates and blended targets of one block's samples.
+#[derive(Debug, Default)]
+struct BlockFates {
+    fate: Vec<Fate>,
+    target: Vec<f32>,
+}
+
+/// A stretch of the stream, classified; the end of the pass when empty and error-free.
+#[derive(Debug, Default)]
+struct Stretch {
+    blocks: BlockList,
+    fates: Vec<BlockFates>,
+    /// The source failed after the samples of `blocks`.
+    error: Option<DataError>,
+}
+
+/// Stretches in flight between the reader and the shuffler (besides the one each holds).
+const STRETCHES_AHEAD: usize = 1;
+
+fn classify(cfg: &LoaderConfig, first_index: u64, block: &SampleBlock, out: &mut BlockFates) {
+    out.fate.clear();
+    out.target.clear();
+    for i in 0..block.len() {
+        let (stm, nstm) = block.features(i);
+        let meta = block.meta(i);
+        let fate =
+            if let Some(&f) = stm.iter().chain(nstm).find(|&&f| f as usize >= cfg.num_features) {
+                Fate::BadFeature(f)
+            } else if !keep_meta(&cfg.filter, &meta) {
+                Fate::Filtered
+            } else if is_held_out(cfg.seed, first_index + i as u64, cfg.val_fraction) {
+                Fate::HeldOut
+            } else {
+                Fate::Train
+            };
+        out.fate.push(fate);
+        out.target.push(cfg.blend.target_of(meta.score_cp, meta.result));
+    }
+}
+
+/// Reader stage: stretches of the stream, classified in parallel, in stream order.
+fn read_stretches(
+    mut source: Box<dyn PositionSource>,
+    cfg: &LoaderConfig,
+    tx: SyncSender<Stretch>,
+    recycled: Receiver<Stretch>,
+) {
+    let mut read = 0u64;
+    loop {
+        let mut st = recycled.try_recv().unwrap_or_default();
+        st.blocks.clear();
+        let result = source.next_blocks(&mut st.blocks);
+        let blocks = st.blocks.blocks();
+        let mut starts = Vec::with_capacity(blocks.len());
+        for b in blocks {
+            starts.push(read);
+            read += b.len() as u64;
+        }
+        st.fates.resize_with(blocks.len(), BlockFates::default);
+        blocks
+            .par_iter()
+            .zip(st.fates.par_iter_mut())
+            .zip(starts.par_iter())
+            .for_each(|((b, f), &start)| classify(cfg, start, b, f));
+        let last = match result {
+            Ok(()) => blocks.iter().all(SampleBlock::is_empty),
+            Err(e) => {
+                st.error = Some(e);
+                true
+            }
+        };
+        if tx.send(st).is_err() || last {
+            return;
+        }
+    }
+}
+
+/// Header words of a shuffle-buffer slot: side-to-move count, total count, target bits.
+const SLOT_HEADER: usize = 3;
+/// How many replacements ahead the shuffle buffer prefetches the slot it will replace.
+const PREFETCH_AHEAD: usize = 16;
+
+/// The shuffle buffer's positions in one flat array of fixed-size slots (header, then the
+/// side-to-move and other-side features), so a random replacement touches one contiguous
+/// region that can be prefetched. The slot size grows (re-laying out the slots) when a
+/// position has more features than fit.
+#[derive(Debug, Default)]
+struct SlotArena {
+    stride: usize,
+    words: Vec<u32>,
+    len: usize,
+}
+
+impl SlotArena {
+    fn slot(&self, j: usize) -> &[u32] {
+        &self.words[j * self.stride..(j + 1) * self.stride]
+    }
+
+    fn fit(&mut self, features: usize) {
+        let need = SLOT_HEADER + features;
+        if need <= self.stride {
+            return;
+        }
+        let old = self.stride;
+        let stride = need.max(old + old / 4).next_multiple_of(16);
+        let mut words = vec![0u32; self.len * stride];
+        if old > 0 {
+            for (dst, src) in words.chunks_exact_mut(stride).zip(self.words.chunks_exact(old)) {
+                dst[..old].copy_from_slice(src);
+            }
+        }
+        self.words = words;
+        self.stride = stride;
+    }
+
+    fn set(&mut self, j: usize, stm: &[u32], nstm: &[u32], target: f32) {
+        let (s, n) = (stm.len(), nstm.len());
+        let slot = &mut self.words[j * self.stride..(j + 1) * self.stride];
+        slot[0] = s as u32;
+        slot[1] = (s + n) as u32;
+        slot[2] = target.to_bits();
+        slot[SLOT_HEADER..SLOT_HEADER + s].copy_from_slice(stm);
+        slot[SLOT_HEADER + s..SLOT_HEADER + s + n].copy_from_slice(nstm);
+    }
+
+    fn push(&mut self, stm: &[u32], nstm: &[u32], target: f32) {
+        self.fit(stm.len() + nstm.len());
+        self.words.resize((self.len + 1) * self.stride, 0);
+        self.len += 1;
+        self.set(self.len - 1, stm, nstm, target);
+    }
+
+    /// Replaces slot `j`, first appending its position to `batch`.
+    fn replace(&mut self, j: usize, batch: &mut SparseBatch, stm: &[u32], nstm: &[u32], t: f32) {
+        self.emit(j, batch);
+        self.fit(stm.len() + nstm.len());
+        self.set(j, stm, nstm, t);
+    }
+
+    fn emit(&self, j: usize, batch: &mut SparseBatch) {
+        let slot = self.slot(j);
+        let (s, n) = (slot[0] as usize, slot[1] as usize);
+        let f = &slot[SLOT_HEADER..SLOT_HEADER + n];
+        batch.push_features(&f[..s], &f[s..], f32::from_bits(slot[2]));
+    }
+
+    /// Moves the last slot into slot `j` and drops the last (`Vec::swap_remove`).
+    fn swap_remove(&mut self, j: usize) {
+        let last = self.len - 1;
+        if j != last {
+            let used = SLOT_HEADER + self.slot(last)[1] as usize;
+            let (from, to) = (last * self.stride, j * self.stride);
+            self.words.copy_within(from..from + used, to);
+        }
+        self.len = last;
+        self.words.truncate(last * self.stride);
+    }
+}
+
+/// Shuffler stage: shuffle buffer (random replacement, then a random drain) and batches.
+struct Shuffler<'a> {
+    cfg: &'a LoaderConfig,
+    tx: &'a SyncSender<LoaderMsg>,
+    rng: Xoshiro256PlusPlus,
+    /// A copy of `rng` running `PREFETCH_AHEAD` draws ahead once the buffer is full: it
+    /// names the slots to prefetch and never affects the batches.
+    ahead: Option<Xoshiro256PlusPlus>,
+    slots: SlotArena,
+    batch: SparseBatch,
+}
+
+impl Shuffler<'_> {
+    /// Emits the full batch; false when the trainer went away.
+    fn flush_if_full(&mut self) -> bool {
+        if self.batch.len() >= self.cfg.batch_size {
+            let full =
+                std::mem::replace(&mut self.batch, SparseBatch::with_capacity(self.cfg.batch_size));
+            return self.tx.send(LoaderMsg::Batch(full)).is_ok();
+        }
+        true
+    }
+
+    /// Adds a training position; false when the trainer went away.
+    fn add(&mut self, stm: &[u32], nstm: &[u32], target: f32) -> bool {
+        let cap = self.cfg.shuffle_buffer;
+        if self.slots.len < cap {
+            self.slots.push(stm, nstm, target);
+            return true;
+        }
+        let ahead = self.ahead.get_or_insert_with(|| {
+            let mut a = self.rng.clone();
+            for _ in 0..PREFETCH_AHEAD {
+                let _: usize = a.random_range(0..cap);
+            }
+            a
+        });
+        crate::simd::prefetch(self.slots.slot(ahead.random_range(0..cap)));
+        let j = self.rng.random_range(0..cap);
+        self.slots.replace(j, &mut self.batch, stm, nstm, target);
+        self.flush_if_full()
+    }
+
+    /// Drains the buffer in random order (as `swap_remove` of a random index would) and sends
+    /// the last, partial batch; false when the trainer went away.
+    fn finish(&mut self) -> bool {
+        while self.slots.len > 0 {
+            let j = self.rng.random_range(0..self.slots.len);
+            self.slots.emit(j, &mut self.batch);
+            self.slots.swap_remove(j);
+            if !self.flush_if_full() {
+                return false;
+            }
+        }
+        if !self.batch.is_empty() {
+            let last = std::mem::take(&mut self.batch);
+            return self.tx.send(LoaderMsg::Batch(last)).is_ok();
+        }
+        true
+    }
+}
+
 fn run_epoch(dataset: &dyn Dataset, cfg: &LoaderConfig, epoch: u32, tx: &SyncSender<LoaderMsg>) {
-    let mut stats = LoadStats::default();
-    let mut val = Vec::new();
-    let mut rng =
-        Xoshiro256PlusPlus::seed_from_u64(splitmix64(cfg.seed ^ (u64::from(epoch) << 32)));
-    let mut buffer: Vec<Sample> = Vec::with_capacity(cfg.shuffle_buffer.min(1 << 22));
-    let mut batch = SparseBatch::with_capacity(cfg.batch_size);
-    let mut source = match dataset.open() {
+    let source = match dataset.open() {
         Ok(s) => s,
         Err(e) => {
             let _ = tx.send(LoaderMsg::Error(e.to_string()));
             return;
         }
     };
-    let emit = |s: Sample, batch: &mut SparseBatch| -> bool {
-        batch.push(&s, cfg.blend);
-        if batch.len() >= cfg.batch_size {
-            let full = std::mem::replace(batch, SparseBatch::with_capacity(cfg.batch_size));
-            return tx.send(LoaderMsg::Batch(full)).is_ok();
+    let (stretch_tx, stretch_rx) = sync_channel(STRETCHES_AHEAD);
+    let (recycle_tx, recycle_rx) = channel();
+    std::thread::scope(|scope| {
+        let reader = std::thread::Builder::new()
+            .name(format!("kage-reader-{epoch}"))
+            .spawn_scoped(scope, move || read_stretches(source, cfg, stretch_tx, recycle_rx));
+        if let Err(e) = reader {
+            let _ = tx.send(LoaderMsg::Error(format!("spawning the reader thread: {e}")));
+            return;
         }
-        true
+        // Dropping `stretch_rx` (on return) stops the reader at its next send.
+        shuffle_epoch(cfg, epoch, stretch_rx, &recycle_tx, tx);
+    });
+}
+
+fn shuffle_epoch(
+    cfg: &LoaderConfig,
+    epoch: u32,
+    stretches: Receiver<Stretch>,
+    recycle: &Sender<Stretch>,
+    tx: &SyncSender<LoaderMsg>,
+) {
+    let mut stats = LoadStats::default();
+    let mut val = Vec::new();
+    let mut sh = Shuffler {
+        cfg,
+        tx,
+        rng: Xoshiro256PlusPlus::seed_from_u64(splitmix64(cfg.seed ^ (u64::from(epoch) << 32))),
+        ahead: None,
+        slots: SlotArena::default(),
+        batch: SparseBatch::with_capacity(cfg.batch_size),
     };
     loop {
-        let s = match source.next_sample() {
-            Ok(Some(s)) => s,
-            Ok(None) => break,
-            Err(e) => {
-                let _ = tx.send(LoaderMsg::Error(e.to_string()));
-                return;
-            }
+        let Ok(mut st) = stretches.recv() else {
+            let _ = tx.send(LoaderMsg::Error("the reader thread stopped".to_string()));
+            return;
         };
-        let index = stats.read;
-        stats.read += 1;
-        if let Some(&f) =
-            s.stm_features.iter().chain(&s.nstm_features).find(|&&f| f as usize >= cfg.num_features)
-        {
-            let _ = tx.send(LoaderMsg::Error(format!(
-                "position {index}: feature {f} out of range (feature space has {})",
-                cfg.num_features
-            )));
-            return;
-        }
-        if !keep(&cfg.filter, &s) {
-            stats.filtered += 1;
-            continue;
-        }
-        if is_held_out(cfg.seed, index, cfg.val_fraction) {
-            stats.held_out += 1;
-            if val.len() < cfg.val_max {
-                val.push(s);
+        let mut empty = true;
+        for (block, fates) in st.blocks.blocks().iter().zip(&st.fates) {
+            for (i, (&fate, &target)) in fates.fate.iter().zip(&fates.target).enumerate() {
+                empty = false;
+                let index = stats.read;
+                stats.read += 1;
+                match fate {
+                    Fate::BadFeature(f) => {
+                        let _ = tx.send(LoaderMsg::Error(format!(
+                            "position {index}: feature {f} out of range (feature space has {})",
+                            cfg.num_features
+                        )));
+                        return;
+                    }
+                    Fate::Filtered => stats.filtered += 1,
+                    Fate::HeldOut => {
+                        stats.held_out += 1;
+                        if val.len() < cfg.val_max {
+                            val.push(block.to_sample(i));
+                        }
+                    }
+                    Fate::Train => {
+                        stats.trained += 1;
+                        let (stm, nstm) = block.features(i);
+                        if !sh.add(stm, nstm, target) {
+                            return;
+                        }
+                    }
+                }
             }
-            continue;
         }
-        stats.trained += 1;
-        if buffer.len() < cfg.shuffle_buffer {
-            buffer.push(s);
-            continue;
-        }
-        let j = rng.random_range(0..buffer.len());
-        let out = std::mem::replace(&mut buffer[j], s);
-        if !emit(out, &mut batch) {
+        if let Some(e) = st.error.take() {
+            let _ = tx.send(LoaderMsg::Error(e.to_string()));
             return;
         }
-    }
-    // Drain the buffer in random order.
-    while !buffer.is_empty() {
-        let j = rng.random_range(0..buffer.len());
-        let out = buffer.swap_remove(j);
-        if !emit(out, &mut batch) {
-            return;
+        if empty {
+            break;
         }
+        // The reader may have stopped (end of pass): a failed send only loses reuse.
+        let _ = recycle.send(st);
     }
-    if !batch.is_empty() && tx.send(LoaderMsg::Batch(batch)).is_err() {
-        return;
+    if sh.finish() {
+        let _ = tx.send(LoaderMsg::Done { stats, val });
     }
-    let _ = tx.send(LoaderMsg::Done { stats, val });
 }

@@ -10,6 +10,8 @@
 //!   same order for every element, and Rust never fuses a multiply and an add, so every
 //!   variant gives bit-identical results (tested against the scalar twins below).
 //!
+//! * [`prefetch`]: a cache prefetch hint for the loader's shuffle buffer.
+//!
 //! `KAGE_TRAIN_SIMD=scalar|avx2|avx512` caps the variant used (for comparisons).
 
 use crate::batch::SparseBatch;
@@ -51,6 +53,25 @@ pub fn level() -> Level {
         };
         detect().min(cap)
     })
+}
+
+/// Asks the CPU to start loading the cache lines of `data` (the shuffle buffer prefetches
+/// the slot it will replace a few positions ahead). Only a hint: no effect on results, and
+/// nothing off x86-64.
+#[inline]
+pub fn prefetch(data: &[u32]) {
+    #[cfg(target_arch = "x86_64")]
+    for line in data.chunks(16) {
+        // SAFETY: SSE is part of the x86-64 baseline, and a prefetch never faults (the
+        // address is in bounds anyway).
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                line.as_ptr().cast(),
+            );
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = data;
 }
 
 /// Raises glibc's `malloc` trim and mmap thresholds so freed multi-MiB buffers stay in the

@@ -4,9 +4,12 @@
 //! the side to move's features minus the sum over the other side's, and the result is drawn
 //! from `sigmoid(score / 400)`. A network can therefore learn it, and the loss must drop.
 
-use crate::sample::{DataError, Dataset, PositionSource, Sample, SampleFlags};
+use crate::sample::{
+    BlockList, DataError, Dataset, PositionSource, Sample, SampleBlock, SampleFlags, SampleMeta,
+};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -55,19 +58,43 @@ impl SyntheticDataset {
 
     /// The `index`-th sample (random access, deterministic).
     pub fn sample(&self, index: u64) -> Sample {
+        let mut features = Vec::with_capacity(2 * self.cfg.max_active);
+        let (stm_len, meta) = self.generate(index, &mut features);
+        let nstm_features = features.split_off(stm_len);
+        Sample {
+            stm_features: features,
+            nstm_features,
+            score_cp: meta.score_cp,
+            result: meta.result,
+            ply: meta.ply,
+            flags: meta.flags,
+        }
+    }
+
+    /// Appends the `index`-th sample to `block` (same sample as [`SyntheticDataset::sample`]).
+    pub fn sample_into(&self, index: u64, block: &mut SampleBlock) {
+        let (stm_len, meta) = self.generate(index, block.features_mut());
+        block.commit(stm_len, meta);
+    }
+
+    /// Appends the side-to-move then the other side's features of the `index`-th sample to
+    /// `out`; returns the side-to-move count and the scalar fields.
+    fn generate(&self, index: u64, out: &mut Vec<u32>) -> (usize, SampleMeta) {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(
             self.cfg.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ index.wrapping_add(1),
         );
         let n = self.cfg.num_features as u32;
         let (lo, hi) = (self.cfg.min_active, self.cfg.max_active.max(self.cfg.min_active));
-        let draw = |rng: &mut Xoshiro256PlusPlus| -> Vec<u32> {
+        let start = out.len();
+        let draw = |rng: &mut Xoshiro256PlusPlus, out: &mut Vec<u32>| {
             let k = rng.random_range(lo..=hi);
-            (0..k).map(|_| rng.random_range(0..n)).collect()
+            out.extend((0..k).map(|_| rng.random_range(0..n)));
         };
-        let stm_features = draw(&mut rng);
-        let nstm_features = draw(&mut rng);
+        draw(&mut rng, out);
+        let mid = out.len();
+        draw(&mut rng, out);
         let value = |f: &[u32]| f.iter().map(|&i| self.teacher[i as usize]).sum::<f32>();
-        let score = value(&stm_features) - value(&nstm_features);
+        let score = value(&out[start..mid]) - value(&out[mid..]);
         let p = 1.0 / (1.0 + (-score / 400.0).exp());
         let u: f32 = rng.random();
         let result = if (u - p).abs() < 0.05 {
@@ -88,16 +115,19 @@ impl SyntheticDataset {
         if rng.random_bool(0.02) {
             flags |= SampleFlags::BEST_PROMOTION;
         }
-        Sample {
-            stm_features,
-            nstm_features,
+        let meta = SampleMeta {
             score_cp: (score + noise).clamp(-32000.0, 32000.0) as i16,
             result,
             ply: rng.random_range(0..200),
             flags: SampleFlags(flags),
-        }
+        };
+        (mid - start, meta)
     }
 }
+
+/// Samples generated per [`PositionSource::next_blocks`] call, and per parallel task.
+const STRETCH: u64 = 16384;
+const PART: u64 = 1024;
 
 struct SyntheticSource {
     data: SyntheticDataset,
@@ -111,6 +141,24 @@ impl PositionSource for SyntheticSource {
         }
         self.next += 1;
         Ok(Some(self.data.sample(self.next - 1)))
+    }
+
+    fn next_blocks(&mut self, out: &mut BlockList) -> Result<(), DataError> {
+        let start = self.next;
+        let end = self.data.cfg.positions.min(start + STRETCH);
+        if end <= start {
+            return Ok(());
+        }
+        self.next = end;
+        let parts = (end - start).div_ceil(PART) as usize;
+        let data = &self.data;
+        out.extend(parts).par_iter_mut().enumerate().for_each(|(p, block)| {
+            let from = start + p as u64 * PART;
+            for index in from..end.min(from + PART) {
+                data.sample_into(index, block);
+            }
+        });
+        Ok(())
     }
 }
 
