@@ -464,3 +464,141 @@ fn shuffle_epoch(
         let _ = tx.send(LoaderMsg::Done { stats, val });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synthetic::{SyntheticConfig, SyntheticDataset};
+
+    /// Batches of a pass, then `Ok((stats, val))` or the error.
+    type Outcome = (Vec<SparseBatch>, Result<(LoadStats, Vec<Sample>), String>);
+
+    /// The loader as a one-sample-at-a-time loop over `next_sample` (the algorithm before the
+    /// two-stage version): batches, then `Ok((stats, val))` or the error.
+    fn reference(dataset: &dyn Dataset, cfg: &LoaderConfig, epoch: u32) -> Outcome {
+        let mut stats = LoadStats::default();
+        let mut val = Vec::new();
+        let mut rng =
+            Xoshiro256PlusPlus::seed_from_u64(splitmix64(cfg.seed ^ (u64::from(epoch) << 32)));
+        let mut buffer: Vec<Sample> = Vec::new();
+        let mut batches = vec![SparseBatch::with_capacity(cfg.batch_size)];
+        let emit = |s: Sample, batches: &mut Vec<SparseBatch>| {
+            let b = batches.last_mut().expect("a batch");
+            b.push(&s, cfg.blend);
+            if b.len() >= cfg.batch_size {
+                batches.push(SparseBatch::with_capacity(cfg.batch_size));
+            }
+        };
+        let mut source = dataset.open().expect("opens");
+        while let Some(s) = source.next_sample().expect("reads") {
+            let index = stats.read;
+            stats.read += 1;
+            if let Some(&f) = s
+                .stm_features
+                .iter()
+                .chain(&s.nstm_features)
+                .find(|&&f| f as usize >= cfg.num_features)
+            {
+                batches.pop();
+                return (batches, Err(format!("position {index}: feature {f} out of range")));
+            }
+            if !keep(&cfg.filter, &s) {
+                stats.filtered += 1;
+                continue;
+            }
+            if is_held_out(cfg.seed, index, cfg.val_fraction) {
+                stats.held_out += 1;
+                if val.len() < cfg.val_max {
+                    val.push(s);
+                }
+                continue;
+            }
+            stats.trained += 1;
+            if buffer.len() < cfg.shuffle_buffer {
+                buffer.push(s);
+                continue;
+            }
+            let j = rng.random_range(0..buffer.len());
+            let out = std::mem::replace(&mut buffer[j], s);
+            emit(out, &mut batches);
+        }
+        while !buffer.is_empty() {
+            let j = rng.random_range(0..buffer.len());
+            let out = buffer.swap_remove(j);
+            emit(out, &mut batches);
+        }
+        if batches.last().is_some_and(SparseBatch::is_empty) {
+            batches.pop();
+        }
+        (batches, Ok((stats, val)))
+    }
+
+    fn run(dataset: Arc<dyn Dataset>, cfg: &LoaderConfig, epoch: u32) -> Outcome {
+        let loader = EpochLoader::spawn(dataset, cfg.clone(), epoch);
+        let mut batches = Vec::new();
+        for msg in loader.rx.iter() {
+            match msg {
+                LoaderMsg::Batch(b) => batches.push(b),
+                LoaderMsg::Done { stats, val } => return (batches, Ok((stats, val))),
+                LoaderMsg::Error(e) => return (batches, Err(e)),
+            }
+        }
+        panic!("the loader ended without Done or Error");
+    }
+
+    fn config(shuffle_buffer: usize, num_features: usize) -> LoaderConfig {
+        LoaderConfig {
+            batch_size: 500,
+            shuffle_buffer,
+            seed: 7,
+            val_fraction: 0.05,
+            val_max: 300,
+            filter: FilterConfig::default(),
+            blend: TargetBlend { lambda: 0.75, scale: 400.0 },
+            num_features,
+            prefetch: 4,
+        }
+    }
+
+    #[test]
+    fn batches_match_the_one_sample_at_a_time_loader() {
+        let data = SyntheticDataset::new(SyntheticConfig {
+            positions: 40_000,
+            num_features: 300,
+            ..SyntheticConfig::default()
+        });
+        let data: Arc<dyn Dataset> = Arc::new(data);
+        // Buffer smaller than the pass (replacement, then drain), and larger (drain only).
+        for (shuffle_buffer, epoch) in [(3000, 0), (1, 1), (100_000, 2)] {
+            let cfg = config(shuffle_buffer, 300);
+            let (want, want_end) = reference(&*data, &cfg, epoch);
+            let (got, got_end) = run(data.clone(), &cfg, epoch);
+            assert_eq!(got.len(), want.len(), "buffer {shuffle_buffer}");
+            assert!(got == want, "batches differ with buffer {shuffle_buffer}");
+            let (stats, val) = got_end.expect("no error");
+            let (want_stats, want_val) = want_end.expect("no error");
+            assert_eq!(stats, want_stats);
+            assert_eq!(val, want_val);
+            assert_eq!(stats.read, 40_000);
+            assert!(stats.filtered > 0 && stats.held_out > 0);
+        }
+    }
+
+    #[test]
+    fn an_out_of_range_feature_is_an_error_after_the_batches_before_it() {
+        let data = SyntheticDataset::new(SyntheticConfig {
+            positions: 30_000,
+            num_features: 300,
+            ..SyntheticConfig::default()
+        });
+        let data: Arc<dyn Dataset> = Arc::new(data);
+        // Features 0..300 exist; declare a space of 299 so feature 299 is out of range.
+        let cfg = LoaderConfig { shuffle_buffer: 50, batch_size: 8, ..config(50, 299) };
+        let (want, want_end) = reference(&*data, &cfg, 0);
+        let (got, got_end) = run(data, &cfg, 0);
+        let (e, want_e) = (got_end.expect_err("fails"), want_end.expect_err("fails"));
+        assert!(e.starts_with(&want_e), "{e} vs {want_e}");
+        assert!(e.contains("out of range (feature space has 299)"), "{e}");
+        assert!(got == want);
+    }
+}

@@ -7,7 +7,7 @@ use kage_engine::nnue::{Network, features};
 use kage_engine::{Position, Variant};
 use kage_train::config::FilterConfig;
 use kage_train::files::{DecodeMode, FileDataset, sample_from_record};
-use kage_train::{Dataset, RunOptions, TrainConfig};
+use kage_train::{BlockList, Dataset, RunOptions, TrainConfig};
 use std::path::Path;
 
 fn write_playouts(path: &Path, variant: &str, games: u64) -> Vec<PositionRecord> {
@@ -63,6 +63,26 @@ fn trains_on_position_files_with_engine_features() {
         n += 1;
     }
     assert_eq!(n, records.len());
+
+    // The parallel block path gives the same samples in the same order.
+    let mut src = ds.open().expect("open");
+    let mut blocks = BlockList::default();
+    let mut m = 0;
+    loop {
+        blocks.clear();
+        src.next_blocks(&mut blocks).expect("blocks");
+        if blocks.num_samples() == 0 {
+            break;
+        }
+        for b in blocks.blocks() {
+            for i in 0..b.len() {
+                let want = sample_from_record(v, &records[m], DecodeMode::Fast).expect("decodes");
+                assert_eq!(b.to_sample(i), want);
+                m += 1;
+            }
+        }
+    }
+    assert_eq!(m, records.len());
 
     let cfg = TrainConfig {
         variant: "minishogi".into(),
