@@ -244,6 +244,8 @@ struct SlotArena {
     stride: usize,
     words: Vec<u32>,
     len: usize,
+    /// Slots to reserve room for.
+    capacity: usize,
 }
 
 impl SlotArena {
@@ -258,7 +260,9 @@ impl SlotArena {
         }
         let old = self.stride;
         let stride = need.max(old + old / 4).next_multiple_of(16);
-        let mut words = vec![0u32; self.len * stride];
+        // Room for the whole buffer at once (no regrowth copies while filling).
+        let mut words = Vec::with_capacity(self.capacity.max(self.len) * stride);
+        words.resize(self.len * stride, 0);
         if old > 0 {
             for (dst, src) in words.chunks_exact_mut(stride).zip(self.words.chunks_exact(old)) {
                 dst[..old].copy_from_slice(src);
@@ -358,7 +362,17 @@ impl Shuffler<'_> {
     /// Drains the buffer in random order (as `swap_remove` of a random index would) and sends
     /// the last, partial batch; false when the trainer went away.
     fn finish(&mut self) -> bool {
+        // As in `add`, a copy of the RNG names the slot the drain reads `PREFETCH_AHEAD`
+        // steps later (the range shrinks by one per step).
+        let mut ahead = self.rng.clone();
+        for k in 0..PREFETCH_AHEAD.min(self.slots.len) {
+            let _: usize = ahead.random_range(0..self.slots.len - k);
+        }
         while self.slots.len > 0 {
+            if self.slots.len > PREFETCH_AHEAD {
+                let later = ahead.random_range(0..self.slots.len - PREFETCH_AHEAD);
+                crate::simd::prefetch(self.slots.slot(later));
+            }
             let j = self.rng.random_range(0..self.slots.len);
             self.slots.emit(j, &mut self.batch);
             self.slots.swap_remove(j);
@@ -411,7 +425,7 @@ fn shuffle_epoch(
         tx,
         rng: Xoshiro256PlusPlus::seed_from_u64(splitmix64(cfg.seed ^ (u64::from(epoch) << 32))),
         ahead: None,
-        slots: SlotArena::default(),
+        slots: SlotArena { capacity: cfg.shuffle_buffer.min(1 << 22), ..SlotArena::default() },
         batch: SparseBatch::with_capacity(cfg.batch_size),
     };
     loop {
