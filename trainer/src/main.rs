@@ -298,8 +298,14 @@ fn run_bench(a: BenchArgs) -> Result<()> {
         let data = kage_train::files::open_files(&space, &a.data, a.decode)?;
         let mut n = 0u64;
         let mut src = data.open()?;
-        while src.next_sample()?.is_some() {
-            n += 1;
+        let mut blocks = kage_train::BlockList::default();
+        loop {
+            blocks.clear();
+            src.next_blocks(&mut blocks)?;
+            match blocks.num_samples() {
+                0 => break,
+                k => n += k as u64,
+            }
         }
         let r = bench::loader_on(&BenchConfig { num_features: space.num_features, ..cfg }, data, n);
         println!(
