@@ -53,15 +53,4 @@ impl Moments {
 
 /// One AdamW update of `w` with gradient `g`, then clipping to `[-limit, limit]` (vectorised;
 /// see [`crate::simd::adamw_scalar`] for the plain definition).
-#[inline]
-pub fn adamw(
-    w: &mut [f32],
-    m: &mut [f32],
-    v: &mut [f32],
-    g: &[f32],
-    s: &AdamStep,
-    decay: bool,
-    limit: f32,
-) {
-    crate::simd::adamw(w, m, v, g, s, decay, limit);
-}
+pub use crate::simd::adamw;
