@@ -230,8 +230,9 @@ impl Position {
         }
     }
 
+    /// Square of the pawn an en-passant capture onto `to` removes.
     #[inline(always)]
-    fn ep_victim(&self, to: u8) -> u8 {
+    pub(crate) fn ep_victim(&self, to: u8) -> u8 {
         let w = self.variant.width;
         if self.stm == Color::White { to - w } else { to + w }
     }

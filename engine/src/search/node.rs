@@ -453,6 +453,29 @@ impl<'a> Ctx<'a> {
         best
     }
 
+    /// Plays `m` and searches the child in quiescence; the chain of check evasions grows when
+    /// `m` is an evasion or gives check.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn qsearch_child(
+        &mut self,
+        pos: &Position,
+        m: Move,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        qdepth: usize,
+        evasion: bool,
+    ) -> i32 {
+        let mut child = pos.clone();
+        child.play(m);
+        let q = if evasion || child.in_check() { qdepth + 1 } else { qdepth };
+        self.enter(pos, &child);
+        let s = -self.qsearch(&child, -beta, -alpha, ply + 1, m, q);
+        self.leave(pos, &child);
+        s
+    }
+
     /// Quiescence: captures and valuable promotions; all evasions when in check.
     pub fn qsearch(
         &mut self,
@@ -523,23 +546,9 @@ impl<'a> Ctx<'a> {
                     }
                     quiet_evasions += 1;
                 }
-                let mut child = pos.clone();
-                child.play(m);
-                self.enter(pos, &child);
-                let s = -self.qsearch(&child, -beta, -alpha, ply + 1, m, qdepth + 1);
-                self.leave(pos, &child);
-                if self.aborted {
+                let s = self.qsearch_child(pos, m, alpha, beta, ply, qdepth, true);
+                if self.aborted || raise(s, m, &mut best, &mut alpha, &mut best_move, beta) {
                     break;
-                }
-                if s > best {
-                    best = s;
-                    if s > alpha {
-                        alpha = s;
-                        best_move = m;
-                        if s >= beta {
-                            break;
-                        }
-                    }
                 }
             }
         } else {
@@ -576,24 +585,9 @@ impl<'a> Ctx<'a> {
                         continue;
                     }
                 }
-                let mut child = pos.clone();
-                child.play(m);
-                let q = if child.in_check() { qdepth + 1 } else { qdepth };
-                self.enter(pos, &child);
-                let s = -self.qsearch(&child, -beta, -alpha, ply + 1, m, q);
-                self.leave(pos, &child);
-                if self.aborted {
+                let s = self.qsearch_child(pos, m, alpha, beta, ply, qdepth, false);
+                if self.aborted || raise(s, m, &mut best, &mut alpha, &mut best_move, beta) {
                     break;
-                }
-                if s > best {
-                    best = s;
-                    if s > alpha {
-                        alpha = s;
-                        best_move = m;
-                        if s >= beta {
-                            break;
-                        }
-                    }
                 }
             }
         }
@@ -611,6 +605,28 @@ impl<'a> Ctx<'a> {
         self.tt.store(key, best_move, best, if in_check { 0 } else { stand }, 0, bound, ply);
         best
     }
+}
+
+/// Folds the score `s` of move `m` into a quiescence node's best score, window and best move;
+/// true on a beta cutoff.
+#[inline(always)]
+fn raise(
+    s: i32,
+    m: Move,
+    best: &mut i32,
+    alpha: &mut i32,
+    best_move: &mut Move,
+    beta: i32,
+) -> bool {
+    if s > *best {
+        *best = s;
+        if s > *alpha {
+            *alpha = s;
+            *best_move = m;
+            return s >= beta;
+        }
+    }
+    false
 }
 
 /// Whether the side to move has something besides king and pawns (on board or in hand):

@@ -39,15 +39,8 @@ pub fn see_ge(pos: &Position, m: Move, threshold: i32) -> bool {
     if !m.is_drop() {
         occ ^= 1u64 << m.from().0;
     }
-    if m.kind() == MoveKind::EnPassant
-        && let Some(p) = pos.captured(m)
-    {
-        // The victim stands beside `to`: find it among the pawns of the opponent next to it.
-        let victim = bits(pos.pieces(p.color, p.kind))
-            .find(|&sq| (sq as i32 - to as i32).unsigned_abs() == v.width as u32);
-        if let Some(sq) = victim {
-            occ &= !(1u64 << sq);
-        }
+    if m.kind() == MoveKind::EnPassant {
+        occ &= !(1u64 << pos.ep_victim(to));
     }
     let mut stm = pos.side_to_move();
     let mut res = true;
