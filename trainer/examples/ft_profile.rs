@@ -42,6 +42,7 @@ fn main() {
     let batch = SparseBatch::from_samples(&samples, TargetBlend { lambda: 0.75, scale: 400.0 });
     let mut p = NetParams::init(nf, h, 32, 1);
     let (mut acc, mut x) = (Vec::new(), Vec::new());
+    let (mut active, mut x2) = (Vec::new(), Vec::new());
     let grad: Vec<f32> = (0..bs * 2 * h).map(|i| ((i * 7919) % 1000) as f32 / 1e6 - 5e-4).collect();
     let mut mom = ParamMoments::zeros(&p);
     let s = AdamStep::new(1e-3, 0.9, 0.999, 1e-8, 0.0, 3);
@@ -54,7 +55,7 @@ fn main() {
         old_forward(&p, &batch, &mut acc, &mut x);
         best[0] = best[0].min(t.elapsed().as_secs_f64());
         let t = Instant::now();
-        ft::forward(&p, &batch, &mut acc, &mut x);
+        ft::forward_split(&p, &batch, &mut active, (&mut x2, &mut Vec::new()), bs);
         best[1] = best[1].min(t.elapsed().as_secs_f64());
         let t = Instant::now();
         old_backward(&mut p, &mut mom, &mut fg, &batch, &grad, &acc, &s);
@@ -66,7 +67,7 @@ fn main() {
             &mut sc,
             &batch,
             ft::Rows::whole(&grad, batch.len()),
-            &acc,
+            &active,
             &s,
         );
         best[3] = best[3].min(t.elapsed().as_secs_f64());

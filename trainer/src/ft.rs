@@ -15,48 +15,62 @@ use rayon::prelude::*;
 /// Positions per parallel task of the FT forward.
 const FORWARD_BLOCK: usize = 256;
 
-/// Computes pre-activation accumulators `acc` (`B x 2H`, side to move first) and clipped
-/// activations `x` of a batch. Each task takes [`FORWARD_BLOCK`] positions and walks the
-/// columns in blocks of [`simd::COLS`] so the FT weights it reads stay in cache; every
-/// accumulator is still `bias + rows in feature order`, as [`NetParams::accumulate`].
+/// Reference FT forward (tests, profiling): pre-activation accumulators `acc` (`B x 2H`, rows
+/// `2 * position + perspective`, side to move first) and clipped activations `x`, one
+/// position at a time with [`NetParams::accumulate`].
 pub fn forward(params: &NetParams, batch: &SparseBatch, acc: &mut Vec<f32>, x: &mut Vec<f32>) {
-    forward_split(params, batch, acc, (x, &mut Vec::new()), batch.len());
+    let h = params.ft_size;
+    acc.resize(batch.len() * 2 * h, 0.0);
+    x.resize(batch.len() * 2 * h, 0.0);
+    let rows = acc.par_chunks_mut(2 * h.max(1)).zip(x.par_chunks_mut(2 * h.max(1)));
+    rows.enumerate().with_min_len(32).for_each(|(i, (acc, x))| {
+        for p in 0..2 {
+            let dst = &mut acc[p * h..(p + 1) * h];
+            params.accumulate(batch.features(i, p), dst);
+            simd::clamp01(&mut x[p * h..(p + 1) * h], dst);
+        }
+    });
 }
 
-/// [`forward`] with the activations in two buffers: the rows of positions `[0, split)` in
-/// `x_lo`, the rest in `x_hi` (same values as [`forward`]; `acc` stays one matrix).
+/// The training FT forward: clipped activations in two buffers (the rows of positions
+/// `[0, split)` in `x_lo`, the rest in `x_hi`) and the activity mask `active` (`B x 2H`, one
+/// matrix: 1 where the accumulator is inside (0, 1), i.e. where the clipped ReLU passes the
+/// gradient, else 0), which is all the backward needs of the accumulators. Each task takes
+/// [`FORWARD_BLOCK`] positions and walks the columns in blocks of [`simd::COLS`] so the FT
+/// weights it reads stay in cache; every accumulator is still `bias + rows in feature order`,
+/// so `x` is bit for bit that of [`forward`].
 pub fn forward_split(
     params: &NetParams,
     batch: &SparseBatch,
-    acc: &mut Vec<f32>,
+    active: &mut Vec<u8>,
     (x_lo, x_hi): (&mut Vec<f32>, &mut Vec<f32>),
     split: usize,
 ) {
     let row = 2 * params.ft_size;
     let b = batch.len();
     let split = split.min(b);
-    acc.resize(b * row, 0.0);
+    active.resize(b * row, 0);
     x_lo.resize(split * row, 0.0);
     x_hi.resize((b - split) * row, 0.0);
     let per = (row * FORWARD_BLOCK).max(1);
-    let (acc_lo, acc_hi) = acc.split_at_mut(split * row);
-    // Tasks of one buffer: (first position, accumulator rows, activation rows).
+    let (active_lo, active_hi) = active.split_at_mut(split * row);
+    // Tasks of one buffer: (first position, mask rows, activation rows).
     fn part<'a>(
-        acc: &'a mut [f32],
+        active: &'a mut [u8],
         x: &'a mut [f32],
         first: usize,
         per: usize,
-    ) -> impl ParallelIterator<Item = (usize, &'a mut [f32], &'a mut [f32])> {
-        let tasks = acc.par_chunks_mut(per).zip(x.par_chunks_mut(per)).enumerate();
-        tasks.map(move |(k, (acc, x))| (first + k * FORWARD_BLOCK, acc, x))
+    ) -> impl ParallelIterator<Item = (usize, &'a mut [u8], &'a mut [f32])> {
+        let tasks = active.par_chunks_mut(per).zip(x.par_chunks_mut(per)).enumerate();
+        tasks.map(move |(k, (active, x))| (first + k * FORWARD_BLOCK, active, x))
     }
-    let tasks = part(acc_lo, x_lo, 0, per).chain(part(acc_hi, x_hi, split, per));
-    tasks.for_each(|(lo, acc, x)| {
+    let tasks = part(active_lo, x_lo, 0, per).chain(part(active_hi, x_hi, split, per));
+    tasks.for_each(|(lo, active, x)| {
         let h = params.ft_size;
-        let hi = lo + acc.len() / row;
+        let hi = lo + x.len() / row;
         for c0 in (0..h).step_by(simd::COLS) {
             let bias = &params.ft_b[c0..(c0 + simd::COLS).min(h)];
-            simd::forward_cols(acc, x, bias, &params.ft_w, h, c0, batch, lo, hi);
+            simd::forward_cols(active, x, bias, &params.ft_w, h, c0, batch, lo, hi);
         }
     });
 }
@@ -192,7 +206,7 @@ pub struct FtScratch {
 }
 
 /// Backward + AdamW update of the FT from the activation gradient `grad` (`B x 2H`) and
-/// the accumulators `acc` of the forward. Touches only the rows of features active in the batch.
+/// the activity mask `active` of [`forward_split`]. Touches only the rows of features active in the batch.
 ///
 /// Computes exactly the gradient of [`FtGrad`] (same [`GRAD_CHUNKS`] partials, summed in the
 /// same order), but in parallel over column blocks of [`simd::COLS`]: each block's partials
@@ -203,7 +217,7 @@ pub fn backward_update(
     scratch: &mut FtScratch,
     batch: &SparseBatch,
     grad: Rows<'_>,
-    acc: &[f32],
+    active: &[u8],
     step: &AdamStep,
 ) {
     let (h, nf) = (params.ft_size, params.num_features);
@@ -231,10 +245,9 @@ pub fn backward_update(
             let (lo, hi) = ((c * per).min(n), ((c + 1) * per).min(n));
             // Positions in order, each row from the buffer that holds it.
             let s = grad.split.clamp(lo, hi);
-            simd::scatter_cols(buf, bias, &mut row, grad.lo, acc, h, c0, batch, 0, lo, s);
-            let acc_hi = &acc[grad.split.min(n) * 2 * h..];
-            let g = grad.hi;
-            simd::scatter_cols(buf, bias, &mut row, g, acc_hi, h, c0, batch, grad.split, s, hi);
+            simd::scatter_cols(buf, bias, &mut row, grad.lo, active, h, c0, batch, 0, lo, s);
+            let m = &active[grad.split.min(n) * 2 * h..];
+            simd::scatter_cols(buf, bias, &mut row, grad.hi, m, h, c0, batch, grad.split, s, hi);
         },
     );
     let (bufs, touched) = (&scratch.bufs, &scratch.touched);
@@ -345,11 +358,14 @@ mod tests {
                 }
             }
             assert!(x.contains(&0.0) && x.contains(&1.0), "mask exercised");
+            let want_active: Vec<u8> = acc.iter().map(|&a| u8::from(a > 0.0 && a < 1.0)).collect();
+            let mut active = Vec::new();
             for split in [0, 1, 255, 300, 600] {
-                let (mut acc2, mut lo, mut hi) = (Vec::new(), Vec::new(), Vec::new());
-                forward_split(&p, &batch, &mut acc2, (&mut lo, &mut hi), split);
+                let (mut lo, mut hi) = (Vec::new(), Vec::new());
+                forward_split(&p, &batch, &mut active, (&mut lo, &mut hi), split);
                 lo.extend_from_slice(&hi);
-                assert!(same(&acc2, &acc) && same(&lo, &x), "split forward h={h} at {split}");
+                assert!(same(&lo, &x), "split forward h={h} at {split}");
+                assert_eq!(active, want_active, "activity mask h={h} at {split}");
             }
             let grad: Vec<f32> =
                 (0..acc.len()).map(|i| ((i * 7919) % 2001) as f32 * 1e-6 - 1e-3).collect();
@@ -368,7 +384,7 @@ mod tests {
                     let (lo, hi) = grad.split_at(split * 2 * h);
                     Rows { lo, hi, split }
                 };
-                backward_update(&mut pa, (wa, ba), &mut sa, &batch, rows, &acc, &s);
+                backward_update(&mut pa, (wa, ba), &mut sa, &batch, rows, &active, &s);
                 let (wb, bb) = (&mut mb.ft_w, &mut mb.ft_b);
                 backward_update_reference(&mut pb, (wb, bb), &mut sb, &batch, &grad, &acc, &s);
             }

@@ -221,7 +221,7 @@ pub const COLS: usize = 128;
 
 #[inline(always)]
 fn acc_cols<const N: usize>(
-    acc: &mut [f32],
+    active: &mut [u8],
     x: &mut [f32],
     bias: &[f32; N],
     w: &[f32],
@@ -234,16 +234,17 @@ fn acc_cols<const N: usize>(
         let row: &[f32; N] = w[start..start + N].try_into().expect("row block");
         sum.iter_mut().zip(row).for_each(|(a, w)| *a += w);
     }
-    acc[c0..c0 + N].copy_from_slice(&sum);
     x[c0..c0 + N].iter_mut().zip(&sum).for_each(|(x, &a)| *x = a.clamp(0.0, 1.0));
+    active[c0..c0 + N].iter_mut().zip(&sum).for_each(|(m, &a)| *m = u8::from(a > 0.0 && a < 1.0));
 }
 
 multiversion! {
-    /// FT forward of positions `lo..hi` of `batch`, columns `c0..c0 + bias.len()`: accumulator
-    /// rows (`acc`, rows `2 * (i - lo) + perspective` of `h` values) and their clipped
-    /// activations (`x`, same layout). Same sums, in the same order, as [`accumulate`].
+    /// FT forward of positions `lo..hi` of `batch`, columns `c0..c0 + bias.len()`: clipped
+    /// activations (`x`, rows `2 * (i - lo) + perspective` of `h` values) and where the clipped
+    /// ReLU has slope 1 (`active`, same layout: 1 where the accumulator is inside (0, 1), else
+    /// 0). Accumulators are `bias + rows in feature order`, the sums of [`accumulate`].
     pub fn forward_cols / forward_cols_scalar(
-        acc: &mut [f32],
+        active: &mut [u8],
         x: &mut [f32],
         bias: &[f32],
         w: &[f32],
@@ -253,22 +254,27 @@ multiversion! {
         lo: usize,
         hi: usize,
     ) {
+        let mut sum = Vec::new();
         for i in lo..hi {
             for p in 0..2 {
                 let e = (2 * (i - lo) + p) * h;
-                let (acc, x) = (&mut acc[e..e + h], &mut x[e..e + h]);
+                let (active, x) = (&mut active[e..e + h], &mut x[e..e + h]);
                 let features = batch.features(i, p);
                 if let Ok(b) = <&[f32; COLS]>::try_from(bias) {
-                    acc_cols(acc, x, b, w, (h, c0), features);
+                    acc_cols(active, x, b, w, (h, c0), features);
                 } else {
                     let n = bias.len();
-                    let a = &mut acc[c0..c0 + n];
-                    a.copy_from_slice(bias);
+                    sum.clear();
+                    sum.extend_from_slice(bias);
                     for &f in features {
                         let start = f as usize * h + c0;
-                        a.iter_mut().zip(&w[start..start + n]).for_each(|(a, w)| *a += w);
+                        sum.iter_mut().zip(&w[start..start + n]).for_each(|(a, w)| *a += w);
                     }
-                    x[c0..c0 + n].iter_mut().zip(&*a).for_each(|(x, &a)| *x = a.clamp(0.0, 1.0));
+                    x[c0..c0 + n].iter_mut().zip(&sum).for_each(|(x, &a)| *x = a.clamp(0.0, 1.0));
+                    active[c0..c0 + n]
+                        .iter_mut()
+                        .zip(&sum)
+                        .for_each(|(m, &a)| *m = u8::from(a > 0.0 && a < 1.0));
                 }
             }
         }
@@ -280,12 +286,12 @@ fn scatter_fixed<const N: usize>(
     buf: &mut [f32],
     bias: &mut [f32; N],
     grad: &[f32; N],
-    acc: &[f32; N],
+    active: &[u8; N],
     features: &[u32],
 ) {
     let mut row = [0.0f32; N];
-    for ((r, &g), &a) in row.iter_mut().zip(grad).zip(acc) {
-        *r = if a > 0.0 && a < 1.0 { g } else { 0.0 };
+    for ((r, &g), &m) in row.iter_mut().zip(grad).zip(active) {
+        *r = if m != 0 { g } else { 0.0 };
     }
     bias.iter_mut().zip(&row).for_each(|(b, r)| *b += r);
     for &f in features {
@@ -297,15 +303,17 @@ fn scatter_fixed<const N: usize>(
 
 multiversion! {
     /// FT backward scatter of positions `lo..hi` of `batch`, columns `c0..c0 + bias.len()`:
-    /// like [`scatter`] for each position and perspective in order, into `buf` (rows of
-    /// `bias.len()` values, one per feature) and `bias`; `grad` and `acc` are the rows of
-    /// `B x 2H` matrices (row `2 * position + perspective`, width `h`) from position `first` on.
+    /// for each position and perspective in order, its gradient row masked by `active` (the
+    /// clipped ReLU's slope, from [`forward_cols`]) is added to `bias` and to the rows
+    /// `features` of `buf` (rows of `bias.len()` values, one per feature): the sums of
+    /// [`scatter`]. `grad` holds rows of a `B x 2H` matrix (row `2 * position + perspective`,
+    /// width `h`) from position `first` on; `active` the same rows of the activity mask.
     pub fn scatter_cols / scatter_cols_scalar(
         buf: &mut [f32],
         bias: &mut [f32],
         row: &mut [f32],
         grad: &[f32],
-        acc: &[f32],
+        active: &[u8],
         h: usize,
         c0: usize,
         batch: &SparseBatch,
@@ -317,14 +325,23 @@ multiversion! {
         for i in lo..hi {
             for p in 0..2 {
                 let e = (2 * (i - first) + p) * h + c0;
-                let (g, a) = (&grad[e..e + n], &acc[e..e + n]);
+                let (g, m) = (&grad[e..e + n], &active[e..e + n]);
                 let features = batch.features(i, p);
                 match (<&mut [f32; COLS]>::try_from(&mut *bias), <&[f32; COLS]>::try_from(g)) {
                     (Ok(b), Ok(g)) => {
-                        let a: &[f32; COLS] = a.try_into().expect("same width");
-                        scatter_fixed(buf, b, g, a, features);
+                        let m: &[u8; COLS] = m.try_into().expect("same width");
+                        scatter_fixed(buf, b, g, m, features);
                     }
-                    _ => scatter_scalar(row, bias, buf, g, a, features),
+                    _ => {
+                        for ((r, &g), &m) in row.iter_mut().zip(g).zip(m) {
+                            *r = if m != 0 { g } else { 0.0 };
+                        }
+                        bias.iter_mut().zip(&*row).for_each(|(b, r)| *b += r);
+                        for &f in features {
+                            let dst = &mut buf[f as usize * n..(f as usize + 1) * n];
+                            dst.iter_mut().zip(&*row).for_each(|(d, r)| *d += r);
+                        }
+                    }
                 }
             }
         }

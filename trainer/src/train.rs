@@ -88,7 +88,7 @@ pub struct Trainer {
     pub times: StepTimes,
     device: Device,
     ft_grad: FtScratch,
-    acc: Vec<f32>,
+    active: Vec<u8>,
     x: Vec<f32>,
     x_hi: Vec<f32>,
 }
@@ -120,7 +120,7 @@ impl Trainer {
             times: StepTimes::default(),
             device: head::default_device(),
             ft_grad: FtScratch::default(),
-            acc: Vec::new(),
+            active: Vec::new(),
             x: Vec::new(),
             x_hi: Vec::new(),
         }
@@ -141,7 +141,7 @@ impl Trainer {
         // their activations into separate buffers so none is copied.
         let split = head::split_point(batch.len(), head::SPLIT_MIN);
         let xs = (&mut self.x, &mut self.x_hi);
-        ft::forward_split(&self.params, batch, &mut self.acc, xs, split);
+        ft::forward_split(&self.params, batch, &mut self.active, xs, split);
         let (x, x_hi) = (std::mem::take(&mut self.x), std::mem::take(&mut self.x_hi));
         let t1 = Instant::now();
         let g = head::step_halves(&self.device, &self.params, x, x_hi, &batch.targets);
@@ -161,7 +161,7 @@ impl Trainer {
             &mut self.ft_grad,
             batch,
             ft::Rows { lo: &g.x, hi: &g.x_hi, split },
-            &self.acc,
+            &self.active,
             &s,
         );
         self.times.ft_forward += (t1 - t0).as_secs_f64();
