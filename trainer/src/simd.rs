@@ -172,15 +172,21 @@ multiversion! {
         acc: &[f32],
         features: &[u32],
     ) {
-        let h = row.len();
         for ((r, &g), &a) in row.iter_mut().zip(grad).zip(acc) {
             *r = if a > 0.0 && a < 1.0 { g } else { 0.0 };
         }
-        bias.iter_mut().zip(&*row).for_each(|(b, r)| *b += r);
-        for &f in features {
-            let dst = &mut buf[f as usize * h..(f as usize + 1) * h];
-            dst.iter_mut().zip(&*row).for_each(|(d, r)| *d += r);
-        }
+        add_row(bias, buf, row, features);
+    }
+}
+
+/// `bias += row`, then `row` added to the rows `features` of `buf` (rows of `row.len()`).
+#[inline(always)]
+fn add_row(bias: &mut [f32], buf: &mut [f32], row: &[f32], features: &[u32]) {
+    let n = row.len();
+    bias.iter_mut().zip(row).for_each(|(b, r)| *b += r);
+    for &f in features {
+        let dst = &mut buf[f as usize * n..(f as usize + 1) * n];
+        dst.iter_mut().zip(row).for_each(|(d, r)| *d += r);
     }
 }
 
@@ -336,11 +342,7 @@ multiversion! {
                         for ((r, &g), &m) in row.iter_mut().zip(g).zip(m) {
                             *r = if m != 0 { g } else { 0.0 };
                         }
-                        bias.iter_mut().zip(&*row).for_each(|(b, r)| *b += r);
-                        for &f in features {
-                            let dst = &mut buf[f as usize * n..(f as usize + 1) * n];
-                            dst.iter_mut().zip(&*row).for_each(|(d, r)| *d += r);
-                        }
+                        add_row(bias, buf, row, features);
                     }
                 }
             }
