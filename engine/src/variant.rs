@@ -3,6 +3,7 @@
 
 mod betza;
 mod compile;
+mod describe;
 mod error;
 mod spec;
 

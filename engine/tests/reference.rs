@@ -1,4 +1,4 @@
-//! One driver for every Fairy-Stockfish reference file in `../shared/reference/`:
+//! One driver for every Fairy-Stockfish reference file in `engine/tests/reference/`:
 //! perft counts and legal move lists, game outcomes, start-position perft, FEN round trips.
 //! Set `KAGE_REFERENCE_DIR` to read them from elsewhere.
 
@@ -12,8 +12,7 @@ fn reference_dir() -> PathBuf {
     if let Ok(d) = std::env::var("KAGE_REFERENCE_DIR") {
         return PathBuf::from(d);
     }
-    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    here.join("../../shared/reference")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/reference")
 }
 
 fn records(name: &str) -> Vec<Value> {

@@ -20,7 +20,7 @@ fn reference_dir() -> PathBuf {
     if let Ok(d) = std::env::var("KAGE_REFERENCE_DIR") {
         return PathBuf::from(d);
     }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/reference")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/reference")
 }
 
 fn perft_fens(id: VariantId) -> Vec<String> {

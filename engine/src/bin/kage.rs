@@ -33,6 +33,12 @@ enum Command {
     Rules(PositionArgs),
     /// Check a variant spec file and print a summary.
     Check { file: PathBuf },
+    /// The rules a variant compiles to, as Markdown (the tables in docs/RULES.md).
+    Describe {
+        /// shinobiplus, shinobi, gorogoroplus, minishogi (or the name in --variant-file).
+        #[arg(long, default_value = "shinobiplus")]
+        variant: String,
+    },
     /// Benchmarks: `search` (default: fixed-depth search of a position set, nodes and
     /// nodes/s per variant, node-count signature), `perft` (move generation speed), `match`
     /// (depth d+2 against depth d in self-play; `--depth`, `--games`).
@@ -117,6 +123,10 @@ fn run(cli: Cli) -> Result<()> {
         Some(Command::Rules(a)) => {
             let game = game_from(&a, custom)?;
             println!("{}", rules::rules_json(&game));
+            Ok(())
+        }
+        Some(Command::Describe { variant }) => {
+            print!("{}", resolve(&variant, custom)?.describe_markdown());
             Ok(())
         }
         Some(Command::Check { file }) => {
