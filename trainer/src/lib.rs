@@ -25,6 +25,7 @@ pub mod simd;
 pub mod space;
 pub mod synthetic;
 pub mod train;
+pub mod tune;
 
 pub use batch::{SparseBatch, TargetBlend};
 pub use config::{FilterConfig, LrSchedule, TrainConfig};

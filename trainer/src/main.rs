@@ -27,6 +27,51 @@ enum Command {
     },
     /// Measure training throughput on synthetic data.
     Bench(BenchArgs),
+    /// Fit the hand-crafted evaluation's parameters to self-play results (Texel tuning) and
+    /// write them as an evaluation-parameter file (engine/src/eval/params/<variant>.toml).
+    Tune(TuneArgs),
+}
+
+#[derive(Args, Debug)]
+struct TuneArgs {
+    /// Variant name.
+    #[arg(long)]
+    variant: String,
+    /// Training-position files of that variant.
+    #[arg(long, num_args = 1.., required = true)]
+    data: Vec<PathBuf>,
+    /// Where to write the tuned parameters (TOML).
+    #[arg(long)]
+    out: PathBuf,
+    /// Start from this parameter file instead of the built-in parameters.
+    #[arg(long)]
+    params: Option<PathBuf>,
+    /// Adam steps over the whole training set.
+    #[arg(long, default_value_t = 600)]
+    iterations: usize,
+    /// Adam step size in centipawns.
+    #[arg(long, default_value_t = 1.0)]
+    lr: f64,
+    /// Pull towards the starting values (weight of the squared distance).
+    #[arg(long, default_value_t = 1e-7)]
+    l2: f64,
+    /// Fraction held out to report the validation error.
+    #[arg(long, default_value_t = 0.1)]
+    val_fraction: f64,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Skip positions before this ply.
+    #[arg(long, default_value_t = 0)]
+    min_ply: u16,
+    /// Weight of the game result in the target (the rest: the recorded search score).
+    #[arg(long, default_value_t = 1.0)]
+    lambda: f64,
+    /// Tune on what is left when data chunks are damaged.
+    #[arg(long)]
+    allow_damaged: bool,
+    /// Worker threads (0 = all cores); the result does not depend on it.
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
 }
 
 #[derive(Args, Debug)]
@@ -322,6 +367,72 @@ fn run_bench(a: BenchArgs) -> Result<()> {
     Ok(())
 }
 
+fn run_tune(a: TuneArgs) -> Result<()> {
+    use kage_engine::eval::EvalParams;
+    use kage_engine::eval::hce_terms::params_toml;
+    init_threads(a.threads)?;
+    let variant = kage_engine::Variant::by_name(&a.variant)?;
+    let base = match &a.params {
+        Some(p) => {
+            let text =
+                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            EvalParams::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?
+        }
+        None => EvalParams::for_variant(&variant.name),
+    };
+    let cfg = kage_train::tune::TuneConfig {
+        data: a.data.clone(),
+        iterations: a.iterations,
+        lr: a.lr,
+        l2: a.l2,
+        val_fraction: a.val_fraction,
+        seed: a.seed,
+        min_ply: a.min_ply,
+        lambda: a.lambda,
+        allow_damaged: a.allow_damaged,
+    };
+    let r = kage_train::tune::tune(variant, &base, &cfg, |it, mse| {
+        eprintln!("iteration {it:>5}: train error {mse:.6}");
+    })?;
+    println!(
+        "{}: {} training + {} held-out positions ({} skipped: check, noisy best move, ply); K = {:.6}",
+        variant.name, r.train_positions, r.val_positions, r.skipped, r.k
+    );
+    println!("train error {:.6} -> {:.6}", r.train_mse.0, r.train_mse.1);
+    println!("held-out error {:.6} -> {:.6}", r.val_mse.0, r.val_mse.1);
+    for (name, before, after) in &r.params {
+        if name.starts_with("material.") || name.starts_with("hand.") || name == "tempo" {
+            println!("  {name:<16} {before:>6.0} -> {after:>6.0}");
+        }
+    }
+    let files: Vec<String> = a.data.iter().map(|p| p.display().to_string()).collect();
+    let header = format!(
+        "Hand-crafted evaluation parameters for {} (see shinobiplus.toml for the meaning),\n\
+         tuned by `kage-train tune` (git {}) on {} positions of {}\n\
+         iterations {}, lr {}, l2 {}, seed {}, min-ply {}, lambda {}; K {:.6};\n\
+         held-out error {:.6} -> {:.6}. Material values here override the spec's for the\n\
+         evaluation only.",
+        variant.name,
+        kage_train::run::git_revision(),
+        r.train_positions,
+        files.join(", "),
+        a.iterations,
+        a.lr,
+        a.l2,
+        a.seed,
+        a.min_ply,
+        a.lambda,
+        r.k,
+        r.val_mse.0,
+        r.val_mse.1
+    );
+    let text = params_toml(&r.tuned, &header);
+    kage_train::checkpoint::write_atomic(&a.out, text.as_bytes())
+        .with_context(|| format!("writing {}", a.out.display()))?;
+    println!("wrote {}", a.out.display());
+    Ok(())
+}
+
 fn main() -> Result<()> {
     // Keep the head's multi-MiB per-step buffers in the heap (see `simd::tune_allocator`).
     kage_train::simd::tune_allocator();
@@ -336,6 +447,7 @@ fn main() -> Result<()> {
             Ok(())
         }
         Some(Command::Bench(a)) => run_bench(a),
+        Some(Command::Tune(a)) => run_tune(a),
         None => train(cli.train),
     }
 }

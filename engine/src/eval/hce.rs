@@ -47,16 +47,17 @@ impl Hce {
             let sym = info.symbol();
             let adv = if info.royal { Some(&p.king.advance) } else { p.advance.get(&sym) };
             let center = p.center.get(&sym).copied().unwrap_or(0);
+            let material = p.material.get(&sym).copied().unwrap_or(info.value);
             for c in Color::ALL {
                 let sign = if c == Color::White { 1 } else { -1 };
-                hand[c as usize][ki] = sign * info.hand_value;
+                hand[c as usize][ki] = sign * p.hand.get(&sym).copied().unwrap_or(info.hand_value);
                 let table = &mut psq[c as usize * nk + ki];
                 for (sq, slot) in table.iter_mut().enumerate().take(n) {
                     let (file, rank) = (sq as i32 % w, sq as i32 / w);
                     let rel = if c == Color::White { rank } else { h - 1 - rank };
                     let adv_v = adv.and_then(|a| a.get(rel as usize)).copied().unwrap_or(0);
                     let cen = file.min(w - 1 - file) + rank.min(h - 1 - rank);
-                    let val = if info.royal { 0 } else { info.value };
+                    let val = if info.royal { 0 } else { material };
                     *slot = sign * (val + adv_v + center * cen);
                 }
             }
@@ -121,6 +122,17 @@ impl Hce {
                 in_hand[c as usize] += cnt;
             }
         }
+        score += self.king_term(pos, in_hand);
+        let stm = pos.side_to_move();
+        (if stm == Color::White { score } else { -score }) + self.tempo
+    }
+
+    /// King placement terms from White's point of view: the campmate approach bonus, scaled
+    /// down by attackers near the king, minus the king-safety penalty. `in_hand` counts the
+    /// pieces in each side's hand.
+    #[inline]
+    fn king_term(&self, pos: &Position, in_hand: [i32; 2]) -> i32 {
+        let mut score = 0;
         for c in Color::ALL {
             let ksq = pos.king_square(c);
             if ksq as usize >= MAX_SQUARES {
@@ -138,7 +150,18 @@ impl Hce {
             let s = flag - penalty;
             score += if c == Color::White { s } else { -s };
         }
-        let stm = pos.side_to_move();
-        (if stm == Color::White { score } else { -score }) + self.tempo
+        score
+    }
+
+    /// [`Hce::king_term`] for a position, counting the hands itself: the part of the
+    /// evaluation that the tuner holds fixed (see [`super::hce_terms`]).
+    pub fn king_term_white(&self, pos: &Position) -> i32 {
+        let mut in_hand = [0i32; 2];
+        for &k in &self.variant.hand_kinds {
+            for c in Color::ALL {
+                in_hand[c as usize] += pos.hand(c, k) as i32;
+            }
+        }
+        self.king_term(pos, in_hand)
     }
 }

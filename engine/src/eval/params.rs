@@ -2,7 +2,7 @@
 //! variant specs; material values come from the spec itself (`KindInfo::value`/`hand_value`).
 
 use serde::Deserialize;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Parameters of the hand-crafted evaluation for one variant (see `params/shinobiplus.toml`).
 #[derive(Debug, Clone, Deserialize, Default)]
@@ -17,6 +17,13 @@ pub struct EvalParams {
     /// Centrality bonus per step towards the centre, keyed by piece symbol.
     #[serde(default)]
     pub center: HashMap<String, i32>,
+    /// Material on the board by piece symbol, overriding the spec's `value` for the
+    /// evaluation only (search ordering and SEE keep the spec's values).
+    #[serde(default)]
+    pub material: BTreeMap<String, i32>,
+    /// Material in hand by piece symbol, overriding the spec's `hand_value`.
+    #[serde(default)]
+    pub hand: BTreeMap<String, i32>,
     #[serde(default)]
     pub king: KingParams,
     #[serde(default)]
