@@ -334,3 +334,59 @@ fn file_openings_and_sprt_stop() {
         assert_eq!(p.games[0].book, 0);
     }
 }
+
+#[test]
+fn results_do_not_depend_on_threads() {
+    let t = tempfile::tempdir().unwrap();
+    let engines: &[&[&str]] = &[&["builtin", "hash=1", "name=a"], &["builtin", "hash=2", "name=b"]];
+    let (one, two) = (t.path().join("one"), t.path().join("two"));
+    let o = run_match(&one, "6", engines, &["--threads", "1"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let o = run_match(&two, "6", engines, &["--threads", "2"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let games = |d: &Path| {
+        let mut p = pairs(d);
+        p.sort_by_key(|p| p.pair);
+        p.into_iter()
+            .flat_map(|p| p.games)
+            .map(|g| (g.start_fen, g.moves, g.result, g.termination))
+            .collect::<Vec<_>>()
+    };
+    let a = games(&one);
+    assert_eq!(a.len(), 6);
+    assert_eq!(a, games(&two));
+}
+
+#[test]
+fn a_flag_fall_loses() {
+    let t = tempfile::tempdir().unwrap();
+    // Answers every `go` (with an illegal move) only after 0.3 s: its 0.1 s clock falls first.
+    let slow = script(
+        t.path(),
+        "slow.sh",
+        r#"while read -r line; do case "$line" in
+uci) echo "option name UCI_Variant type combo default minishogi var minishogi"; echo uciok;;
+isready) echo readyok;;
+go*) sleep 0.3; echo "bestmove a1a1";;
+quit) exit 0;;
+esac; done
+"#,
+    );
+    let out = t.path().join("m");
+    let mut args = base(&out, "2");
+    let i = args.iter().position(|a| a == "--nodes").unwrap();
+    args.drain(i..i + 4); // --nodes 150 --nodes-jitter 20
+    let cmd = format!("cmd={slow}");
+    for a in ["--tc", "0.1+0", "--margin", "10", "--engine", "builtin", "hash=1", "--engine"] {
+        args.push(a.into());
+    }
+    args.push(cmd);
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = kage_selfplay(&refs);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    for g in &pairs(&out)[0].games {
+        assert_eq!(g.termination, "time forfeit");
+        assert_eq!(g.first_halves(), 2);
+    }
+    assert!(text(&o.stdout).contains("2 time forfeits"), "{}", text(&o.stdout));
+}
