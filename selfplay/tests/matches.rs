@@ -390,3 +390,42 @@ esac; done
     }
     assert!(text(&o.stdout).contains("2 time forfeits"), "{}", text(&o.stdout));
 }
+
+#[test]
+fn interrupted_match_resumes() {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("m");
+    let cmd = format!("cmd={BIN}");
+    let mut args = base(&out, "400");
+    args.extend(["--engine", "builtin", "hash=1", "--engine", &cmd, "arg=uci"].map(String::from));
+    let mut child = Command::new(BIN).args(&args).env("KAGE", BIN).spawn().unwrap();
+    // Wait for a few pairs, then Ctrl-C.
+    let log = out.join("games.jsonl");
+    let t0 = std::time::Instant::now();
+    while std::fs::read_to_string(&log).map_or(0, |s| s.lines().count()) < 2 {
+        assert!(t0.elapsed().as_secs() < 20, "no pairs logged");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let pid = child.id().to_string();
+    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["status"], "interrupted");
+    let before = pairs(&out);
+    assert!(before.len() >= 2 && before.len() < 200);
+    // Resume with a smaller budget: only the missing pairs below it are played.
+    let want = before.len() as u64 + 2;
+    let i = args.iter().position(|a| a == "400").unwrap();
+    args[i] = (2 * want).to_string();
+    let o = Command::new(BIN).args(&args).env("KAGE", BIN).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let after = pairs(&out);
+    assert_eq!(&after[..before.len()], &before[..]);
+    let mut got: Vec<u64> = after.iter().map(|p| p.pair).collect();
+    got.sort();
+    // One thread plays pairs in order: pairs 0.. were logged, then the missing ones.
+    assert_eq!(got, (0..want).collect::<Vec<_>>());
+    check_games(&out, "minishogi");
+}

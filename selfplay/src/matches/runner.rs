@@ -132,6 +132,7 @@ fn worker(sh: &Shared, mut engines: Pairing, tx: Sender<Event>) {
                         notes.extend(n);
                     }
                     GameEnd::Aborted => break 'pairs,
+                    GameEnd::Fault { .. } if sh.halt.load(Ordering::Relaxed) => break 'pairs,
                     GameEnd::Fault { first, error } => {
                         let k = usize::from(!first);
                         let name = names[k].name.clone();

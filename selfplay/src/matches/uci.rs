@@ -67,6 +67,10 @@ impl UciEngine {
         if let Some(d) = &spec.dir {
             cmd.current_dir(d);
         }
+        // Its own process group: Ctrl-C in a terminal stops the match, which then ends its
+        // engines itself, instead of killing them mid-game.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let mut child =
             cmd.spawn().map_err(|err| UciError::Spawn { cmd: spec.cmd.clone(), err })?;
         let stdin = child.stdin.take().expect("stdin is piped");
