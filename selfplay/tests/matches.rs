@@ -301,10 +301,10 @@ fn file_openings_and_sprt_stop() {
     let v = Variant::by_name("minishogi").unwrap();
     let mut g = Game::startpos(v);
     let mut fens = vec![g.position().to_fen()];
-    for m in ["a1a2", "e5e4"] {
-        if g.play_uci(m).is_ok() {
-            fens.push(g.position().to_fen());
-        }
+    for _ in 0..2 {
+        let m = g.position().legal_moves().as_slice()[0];
+        g.play(m);
+        fens.push(g.position().to_fen());
     }
     std::fs::write(&book, fens.join("\n") + "\n").unwrap();
     let out = t.path().join("m");
@@ -314,7 +314,7 @@ fn file_openings_and_sprt_stop() {
     let o = run_match(
         &out,
         "200",
-        &[&["builtin", "hash=1", "name=a"], &["builtin", "hash=1", "name=b"]],
+        &[&["builtin", "hash=1", "name=a"], &[&format!("cmd={BIN}"), "arg=uci", "name=b"]],
         &["--openings", &b, "--order", "sequential", "--sprt", "--elo0", "200", "--elo1", "400"],
     );
     let err = text(&o.stderr);
@@ -323,14 +323,17 @@ fn file_openings_and_sprt_stop() {
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["status"], "sprt_rejected");
     let played = pairs(&out);
-    assert!(played.len() < 30, "{} pairs", played.len());
+    assert!(played.len() >= 3 && played.len() < 30, "{} pairs", played.len());
     let llr = summary["sprt"]["llr"].as_f64().unwrap();
     assert!(llr <= summary["sprt"]["lower"].as_f64().unwrap());
     assert!(text(&o.stdout).contains("H0 accepted"), "{}", text(&o.stdout));
-    // Sequential file order: pair k starts from FEN k mod n.
+    // Sequential file order: pair k starts from FEN k mod n (sent to the outside engine as
+    // `position fen ...`: it never plays an illegal move).
     for p in &played {
+        assert!(p.games.iter().all(|g| g.termination != "illegal move"));
         let want = &fens[(p.pair as usize) % fens.len()];
         assert_eq!(&p.games[0].start_fen, want);
+        assert_eq!(&p.games[1].start_fen, want);
         assert_eq!(p.games[0].book, 0);
     }
 }
