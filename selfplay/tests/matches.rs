@@ -432,3 +432,41 @@ fn interrupted_match_resumes() {
     assert_eq!(got, (0..want).collect::<Vec<_>>());
     check_games(&out, "minishogi");
 }
+
+#[test]
+fn variant_path_rereads_the_variant_list() {
+    let t = tempfile::tempdir().unwrap();
+    // Like Fairy-Stockfish: minishogi only after a VariantPath has been loaded.
+    let fsf = script(
+        t.path(),
+        "fsf.sh",
+        r#"vp=0
+while read -r line; do case "$line" in
+uci) echo "id name fake-fsf"
+  if [ $vp = 1 ]; then echo "option name UCI_Variant type combo default chess var chess var minishogi"
+  else echo "option name UCI_Variant type combo default chess var chess"; fi
+  echo "option name VariantPath type string default <empty>"; echo uciok;;
+"setoption name VariantPath value "*) vp=1;;
+isready) echo readyok;;
+go*) echo "bestmove a1a1";;
+quit) exit 0;;
+esac; done
+"#,
+    );
+    let cmd = format!("cmd={fsf}");
+    let o = run_match(&t.path().join("a"), "2", &[&["builtin"], &[&cmd]], &[]);
+    let err = text(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("does not know variant \"minishogi\" (its UCI_Variant values: chess)"),
+        "{err}"
+    );
+    let o = run_match(
+        &t.path().join("b"),
+        "2",
+        &[&["builtin"], &[&cmd, "option.VariantPath=variants.ini"]],
+        &[],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("kage-hce vs fsf.sh"), "{}", text(&o.stdout));
+}

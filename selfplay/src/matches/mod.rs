@@ -65,7 +65,8 @@ pub struct MatchConfig {
     pub quiet: bool,
 }
 
-/// What makes a match the same match on resume (threads, game count, outputs may change).
+/// What makes a match the same match on resume (threads, game count, outputs, SPRT bounds
+/// may change).
 #[derive(Serialize)]
 struct Identity<'a> {
     variant: &'a str,
@@ -74,6 +75,8 @@ struct Identity<'a> {
     openings: &'a OpeningSpec,
     seed: u64,
     max_plies: u32,
+    /// Hashes of the built-in players' network files (a changed file is another match).
+    nets: [Option<String>; 2],
 }
 
 impl MatchConfig {
@@ -86,6 +89,12 @@ impl MatchConfig {
             openings: &self.openings,
             seed: self.seed,
             max_plies: self.max_plies,
+            nets: [0, 1].map(|i| match &self.engines[i].kind {
+                EngineKind::Builtin { net: Some(p), .. } => {
+                    std::fs::read(p).ok().map(|b| crate::player::file_hash(&b))
+                }
+                _ => None,
+            }),
         })
         .unwrap_or(serde_json::Value::Null)
     }
