@@ -180,7 +180,7 @@ fn run_bench(args: &cli::BenchArgs) -> Result<ExitCode> {
 fn run_match(args: &match_cli::MatchArgs) -> Result<ExitCode> {
     use kage_selfplay::matches::{MatchStatus, run, stats};
     let cfg = args.config()?;
-    let stop = install_interrupt()?;
+    let stop = match_cli::install_interrupt()?;
     let r = run(&cfg, &stop)?;
     println!("{} vs {} ({}), {}", r.engines[0], r.engines[1], r.variant, r.dir.display());
     let c = &r.counts;

@@ -56,6 +56,21 @@ pub struct MatchArgs {
     /// A game still running after this many plies is a draw.
     #[arg(long, default_value_t = 400)]
     pub max_plies: u32,
+    /// Resign a game whose score (as both engines report it) stays beyond this bound (cp)...
+    #[arg(long, default_value_t = 1000)]
+    pub resign_cp: i32,
+    /// ...for this many consecutive plies (0: never).
+    #[arg(long, default_value_t = 0)]
+    pub resign_plies: u32,
+    /// Adjudicate a draw when |score| stays at or below this bound (cp)...
+    #[arg(long, default_value_t = 10)]
+    pub draw_cp: i32,
+    /// ...for this many consecutive plies (0: never)...
+    #[arg(long, default_value_t = 0)]
+    pub draw_plies: u32,
+    /// ...from this ply on.
+    #[arg(long, default_value_t = 80)]
+    pub draw_min_ply: u32,
     /// Opening positions (one FEN or EPD line each) instead of random plies.
     #[arg(long)]
     pub openings: Option<PathBuf>,
@@ -296,6 +311,14 @@ impl MatchArgs {
             openings,
             seed: self.seed,
             max_plies: self.max_plies.max(1),
+            adjudication: kage_selfplay::config::Adjudication {
+                resign_cp: self.resign_cp,
+                resign_plies: self.resign_plies,
+                draw_cp: self.draw_cp,
+                draw_plies: self.draw_plies,
+                draw_min_ply: self.draw_min_ply,
+                max_plies: 0,
+            },
             games: self.games.max(1),
             threads: self.threads.max(1),
             sprt: if self.sprt { Some(self.test.sprt()?) } else { None },
@@ -308,6 +331,29 @@ impl MatchArgs {
             quiet: self.quiet,
         })
     }
+}
+
+/// Ctrl-C (or SIGTERM) once: stop the match after the current moves (unfinished pairs are
+/// dropped, rerunning resumes); twice: exit at once (finished pairs are on disk either way).
+pub fn install_interrupt() -> Result<std::sync::Arc<std::sync::atomic::AtomicBool>> {
+    use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let hits = AtomicU32::new(0);
+    let flag = stop.clone();
+    ctrlc::set_handler(move || {
+        if hits.fetch_add(1, Ordering::SeqCst) == 0 {
+            flag.store(true, Ordering::SeqCst);
+            eprintln!(
+                "\nkage-selfplay: interrupted; stopping the match after the current moves \
+                 (Ctrl-C again to quit at once)"
+            );
+        } else {
+            eprintln!("\nkage-selfplay: aborted; rerun the same command to resume");
+            std::process::exit(130);
+        }
+    })
+    .context("installing the Ctrl-C handler")?;
+    Ok(stop)
 }
 
 /// kage's UCI loop on stdin/stdout (the `kage` binary's, for tests and benchmarks).

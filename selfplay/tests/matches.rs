@@ -56,7 +56,9 @@ fn check_games(dir: &Path, variant: &str) {
                 };
                 assert_eq!(g.result, want);
                 assert_eq!(g.termination, o.reason.name().replace('_', " "));
-            } else if g.termination != "illegal move" {
+            } else if !["illegal move", "adjudicated draw", "resign"]
+                .contains(&g.termination.as_str())
+            {
                 assert_eq!(g.termination, "ply cap");
                 assert_eq!(g.result, "1/2-1/2");
             }
@@ -469,4 +471,23 @@ esac; done
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(text(&o.stdout).contains("kage-hce vs fsf.sh"), "{}", text(&o.stdout));
+}
+
+#[test]
+fn score_adjudication() {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("m");
+    // Any score counts as drawish: from ply 6 on, two drawish plies in a row end the game.
+    let o = run_match(
+        &out,
+        "2",
+        &[&["builtin", "hash=1"], &[&format!("cmd={BIN}"), "arg=uci"]],
+        &["--draw-cp", "100000", "--draw-plies", "2", "--draw-min-ply", "6"],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    for g in &pairs(&out)[0].games {
+        assert_eq!((g.termination.as_str(), g.result.as_str()), ("adjudicated draw", "1/2-1/2"));
+        assert_eq!(g.moves.len(), 7, "{:?}", g.moves);
+    }
+    check_games(&out, "minishogi");
 }

@@ -32,6 +32,15 @@ impl Score {
         }
     }
 
+    /// As a search score: centipawns, or a mate as `MATE` minus its plies.
+    pub fn centipawns(self) -> i32 {
+        match self {
+            Score::Cp(c) => c,
+            Score::Mate(m) if m > 0 => MATE - (2 * m - 1),
+            Score::Mate(m) => -MATE + 2 * m.saturating_abs(),
+        }
+    }
+
     fn from_search(s: i32) -> Score {
         if s.abs() >= MATE_BOUND {
             let plies = MATE - s.abs();

@@ -13,6 +13,8 @@ use serde::{Deserialize, Serialize};
 use super::engine::{MatchEngine, MoveLimit, Score};
 use super::openings::Opening;
 use super::uci::UciError;
+use crate::adjudicate::Adjudicator;
+use crate::config::Adjudication;
 
 /// How long each move may take (what a match's identity records).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -45,6 +47,9 @@ pub struct GameSettings {
     pub hang: Duration,
     /// Player names, first engine first.
     pub names: [String; 2],
+    /// Score-based resignation and draws (on the engines' reported scores; its `max_plies`
+    /// is not used: see `max_plies` above).
+    pub adjudication: Adjudication,
 }
 
 /// A finished game (a line of the match log holds two of them).
@@ -64,7 +69,8 @@ pub struct GameRecord {
     pub ms: Vec<u64>,
     /// `1-0`, `0-1` or `1/2-1/2`.
     pub result: String,
-    /// Why it ended (a rule, `ply cap`, `illegal move`, `time forfeit`).
+    /// Why it ended (a rule, `ply cap`, `illegal move`, `time forfeit`, `resign`,
+    /// `adjudicated draw`).
     pub termination: String,
 }
 
@@ -134,6 +140,7 @@ pub fn play(
     let (mut scores, mut ms) = (Vec::new(), Vec::new());
     let mut notes = Vec::new();
     let mut think = Duration::ZERO;
+    let mut adjudicator = Adjudicator::new(Adjudication { max_plies: 0, ..s.adjudication });
     let mut clock = match s.limit {
         LimitSpec::Clock { time_ms, .. } => [time_ms as i64; 2],
         _ => [0; 2],
@@ -202,7 +209,12 @@ pub fn play(
         moves.push(game.position().move_to_uci(mv));
         scores.push(reply.score);
         ms.push(took.as_millis() as u64);
+        let ply = game.ply() as u32;
         game.play(mv);
+        let verdict = reply.score.and_then(|sc| adjudicator.observe(ply, stm, sc.centipawns()));
+        if let Some((winner, why)) = verdict {
+            break (winner, why.name().replace('_', " "));
+        }
     };
     let record = GameRecord {
         first_white,

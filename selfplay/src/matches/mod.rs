@@ -43,6 +43,8 @@ pub struct MatchConfig {
     pub seed: u64,
     /// A game still running after this many plies is a draw.
     pub max_plies: u32,
+    /// Resignation and draw adjudication on the engines' scores (its `max_plies` unused).
+    pub adjudication: crate::config::Adjudication,
     /// Games to play at most (rounded up to whole pairs).
     pub games: u64,
     /// Games at once.
@@ -75,6 +77,7 @@ struct Identity<'a> {
     openings: &'a OpeningSpec,
     seed: u64,
     max_plies: u32,
+    adjudication: &'a crate::config::Adjudication,
     /// Hashes of the built-in players' network files (a changed file is another match).
     nets: [Option<String>; 2],
 }
@@ -89,6 +92,7 @@ impl MatchConfig {
             openings: &self.openings,
             seed: self.seed,
             max_plies: self.max_plies,
+            adjudication: &self.adjudication,
             nets: [0, 1].map(|i| match &self.engines[i].kind {
                 EngineKind::Builtin { net: Some(p), .. } => {
                     std::fs::read(p).ok().map(|b| crate::player::file_hash(&b))

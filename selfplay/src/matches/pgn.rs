@@ -93,6 +93,15 @@ mod tests {
     use crate::matches::engine::Score;
 
     #[test]
+    fn scores_as_centipawns() {
+        assert_eq!(Score::Cp(-35).centipawns(), -35);
+        assert_eq!(Score::Mate(1).centipawns(), 31_999);
+        assert_eq!(Score::Mate(-2).centipawns(), -31_996);
+        assert_eq!(Score::Mate(3).pgn(), "+M3");
+        assert_eq!(Score::Cp(-5).pgn(), "-0.05");
+    }
+
+    #[test]
     fn dates() {
         assert_eq!(civil_from_days(0), (1970, 1, 1));
         assert_eq!(civil_from_days(20_697), (2026, 9, 1));
