@@ -185,7 +185,7 @@ pub fn report(results: &[u64], sprt: Option<Sprt>) -> String {
             match st.verdict {
                 Verdict::Accepted => "H1 accepted",
                 Verdict::Rejected => "H0 accepted",
-                Verdict::Continue => "running",
+                Verdict::Continue => "no decision",
             }
         );
     }
