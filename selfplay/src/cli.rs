@@ -27,6 +27,14 @@ pub enum Cmd {
     Balance(BalanceArgs),
     /// Measures positions/s, games/s, thread scaling and self-play overhead (in memory).
     Bench(BenchArgs),
+    /// Plays a match between two engines in game pairs: Elo, pentanomial counts, GSPRT,
+    /// PGN, resumable.
+    Match(crate::match_cli::MatchArgs),
+    /// Elo, interval, LOS and GSPRT LLR of given W/D/L or pentanomial counts.
+    Stats(crate::match_cli::StatsArgs),
+    /// kage's UCI loop on stdin/stdout (an outside engine for tests and benchmarks).
+    #[command(hide = true)]
+    Uci,
 }
 
 /// What decides the games (shared by `generate` and `bench`).

@@ -6,6 +6,7 @@
 //! * [`run`]: a run directory with atomic batch files, resume and final joined output.
 //! * [`stats`], [`balance`]: results with confidence intervals, text and SVG reports.
 //! * [`bench`]: throughput, thread scaling and self-play overhead.
+//! * [`matches`]: engine-against-engine matches with GSPRT, PGN and outside UCI engines.
 
 pub mod adjudicate;
 pub mod balance;
@@ -13,6 +14,7 @@ pub mod bench;
 pub mod config;
 pub mod driver;
 mod error;
+pub mod matches;
 pub mod play;
 pub mod player;
 pub mod run;

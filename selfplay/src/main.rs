@@ -2,24 +2,39 @@
 //! benchmark.
 
 mod cli;
+mod match_cli;
 
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use anyhow::{Context, Result, bail};
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use kage_selfplay::run::{RunStatus, generate};
 use kage_selfplay::{RunOptions, balance, bench};
 
 use cli::{Cli, Cmd};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let mut cli = match Cli::from_arg_matches(&matches) {
+        Ok(c) => c,
+        Err(e) => e.exit(),
+    };
+    if let (Cmd::Match(args), Some(m)) = (&mut cli.cmd, matches.subcommand_matches("match")) {
+        // `--engine` groups its values by occurrence: one engine each.
+        args.engines = m
+            .get_occurrences::<String>("engine")
+            .map(|occ| occ.map(|o| o.cloned().collect()).collect())
+            .unwrap_or_default();
+    }
     let res = match cli.cmd {
         Cmd::Generate(args) => run_generate(&args),
         Cmd::Balance(args) => run_balance(&args),
         Cmd::Bench(args) => run_bench(&args),
+        Cmd::Match(args) => run_match(&args),
+        Cmd::Stats(args) => match_cli::run_stats(&args).map(|_| ExitCode::SUCCESS),
+        Cmd::Uci => match_cli::run_uci().map(|_| ExitCode::SUCCESS),
     };
     match res {
         Ok(code) => code,
@@ -160,4 +175,34 @@ fn run_bench(args: &cli::BenchArgs) -> Result<ExitCode> {
             .with_context(|| format!("writing {}", p.display()))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn run_match(args: &match_cli::MatchArgs) -> Result<ExitCode> {
+    use kage_selfplay::matches::{MatchStatus, run, stats};
+    let cfg = args.config()?;
+    let stop = match_cli::install_interrupt()?;
+    let r = run(&cfg, &stop)?;
+    println!("{} vs {} ({}), {}", r.engines[0], r.engines[1], r.variant, r.dir.display());
+    let c = &r.counts;
+    println!("W/D/L       {}, {}, {} (first engine)", c.wins, c.draws, c.losses);
+    print!("{}", stats::report(&c.penta, cfg.sprt));
+    if r.faults + r.illegal_moves + r.time_forfeits > 0 {
+        println!(
+            "Faults      {} engine failures (replayed), {} illegal moves, {} time forfeits",
+            r.faults, r.illegal_moves, r.time_forfeits
+        );
+    }
+    println!(
+        "Overhead    {:.2}% of worker time outside engine searches ({:.1}s thinking, {:.1}s wall)",
+        100.0 * r.overhead,
+        r.think_s,
+        r.wall_s
+    );
+    Ok(match r.status {
+        MatchStatus::Interrupted => {
+            println!("interrupted; rerun the same command to resume");
+            ExitCode::from(130)
+        }
+        _ => ExitCode::SUCCESS,
+    })
 }

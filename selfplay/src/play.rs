@@ -145,7 +145,7 @@ pub fn play_game(
 
 /// A random opening move: uniform among all legal moves, or among the MultiPV moves within
 /// `margin` of the best.
-fn opening_move(
+pub(crate) fn opening_move(
     game: &Game,
     choice: &crate::player::Choice,
     mode: OpeningMode,

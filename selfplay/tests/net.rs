@@ -75,3 +75,36 @@ fn network_is_used_recorded_and_checked() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("different config"));
 }
+
+#[test]
+fn a_match_with_a_network() {
+    let t = tempfile::tempdir().unwrap();
+    let net = t.path().join("mini.nnue");
+    std::fs::write(&net, random_net(Variant::by_name("minishogi").unwrap(), 1)).unwrap();
+    let out = t.path().join("m");
+    let run = |variant: &str| {
+        Command::new(BIN)
+            .args(["match", "--variant", variant, "--nodes", "200", "--games", "2", "--quiet"])
+            .args(["--max-plies", "60", "--out"])
+            .arg(&out)
+            .args(["--engine", "builtin", &format!("net={}", net.display())])
+            .args(["--engine", "builtin", "hash=1"])
+            .output()
+            .unwrap()
+    };
+    let o = run("minishogi");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("kage-mini vs kage-hce (minishogi)"), "{stdout}");
+    // A network for another variant: one line.
+    let o = run("gorogoroplus");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("engine \"kage-mini\": network"), "{err}");
+    // A changed network is another match: resuming into the directory is refused.
+    std::fs::write(&net, random_net(Variant::by_name("minishogi").unwrap(), 2)).unwrap();
+    let o = run("minishogi");
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("holds another match"));
+}

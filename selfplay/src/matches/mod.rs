@@ -1,0 +1,110 @@
+//! `kage-selfplay match`: engine against engine in game pairs with swapped sides, refereed
+//! by kage's rules, with fishtest's statistics and GSPRT, PGN, a JSON summary, resume and
+//! fault handling for outside engines.
+//!
+//! * [`engine`]: players (built-in search in this process, or an outside UCI engine).
+//! * [`uci`]: the outside-engine process and protocol.
+//! * [`game`]: one refereed game; [`openings`]: where games start.
+//! * [`stats`], [`sprt`]: Elo, intervals, LOS, pentanomial counts, GSPRT.
+//! * [`pgn`], [`log`]: outputs and the resumable pair log; [`runner`]: the match itself.
+
+pub mod engine;
+pub mod game;
+pub mod log;
+pub mod openings;
+pub mod pgn;
+pub mod runner;
+pub mod sprt;
+pub mod stats;
+pub mod uci;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Serialize;
+
+pub use engine::{EngineKind, EngineSpec};
+pub use game::LimitSpec;
+pub use openings::{OpeningSpec, Order};
+pub use runner::{MatchReport, MatchStatus, run};
+pub use sprt::{Model, Sprt};
+pub use stats::Counts;
+pub use uci::UciSpec;
+
+/// Everything a match needs.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    /// The variant (its name as engines know it).
+    pub variant: String,
+    /// The first and the second engine (results are the first one's).
+    pub engines: [EngineSpec; 2],
+    pub limit: LimitSpec,
+    pub openings: OpeningSpec,
+    pub seed: u64,
+    /// A game still running after this many plies is a draw.
+    pub max_plies: u32,
+    /// Resignation and draw adjudication on the engines' scores (its `max_plies` unused).
+    pub adjudication: crate::config::Adjudication,
+    /// Games to play at most (rounded up to whole pairs).
+    pub games: u64,
+    /// Games at once.
+    pub threads: usize,
+    /// Stop at a GSPRT bound.
+    pub sprt: Option<Sprt>,
+    /// The match directory.
+    pub out: PathBuf,
+    /// Score and time comments in the PGN.
+    pub pgn_scores: bool,
+    /// How much longer than asked a move may take before the engine counts as hanging.
+    pub hang: Duration,
+    /// Engine faults in a row (without a finished pair between them) that stop the match.
+    pub max_failures: u32,
+    /// Progress: a line every so many games...
+    pub progress_games: u64,
+    /// ...or seconds, whichever comes first (on a terminal: a line rewritten every pair).
+    pub progress_secs: f64,
+    /// No progress at all.
+    pub quiet: bool,
+}
+
+/// What makes a match the same match on resume (threads, game count, outputs, SPRT bounds
+/// may change).
+#[derive(Serialize)]
+struct Identity<'a> {
+    variant: &'a str,
+    engines: &'a [EngineSpec; 2],
+    limit: &'a LimitSpec,
+    openings: &'a OpeningSpec,
+    seed: u64,
+    max_plies: u32,
+    adjudication: &'a crate::config::Adjudication,
+    /// Hashes of the built-in players' network files (a changed file is another match).
+    nets: [Option<String>; 2],
+}
+
+impl MatchConfig {
+    /// The identity recorded in `match.json`.
+    pub fn identity(&self) -> serde_json::Value {
+        serde_json::to_value(Identity {
+            variant: &self.variant,
+            engines: &self.engines,
+            limit: &self.limit,
+            openings: &self.openings,
+            seed: self.seed,
+            max_plies: self.max_plies,
+            adjudication: &self.adjudication,
+            nets: [0, 1].map(|i| match &self.engines[i].kind {
+                EngineKind::Builtin { net: Some(p), .. } => {
+                    std::fs::read(p).ok().map(|b| crate::player::file_hash(&b))
+                }
+                _ => None,
+            }),
+        })
+        .unwrap_or(serde_json::Value::Null)
+    }
+
+    /// Pairs to play at most.
+    pub fn pairs(&self) -> u64 {
+        self.games.div_ceil(2)
+    }
+}

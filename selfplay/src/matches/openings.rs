@@ -1,0 +1,225 @@
+//! Openings of a match: a few random plies (uniform or near-best MultiPV moves of the
+//! built-in search), or positions from an EPD/FEN file in file or shuffled order. Opening
+//! `k` depends only on (seed, variant, k), so a resumed match replays the same openings.
+
+use std::path::Path;
+
+use kage_engine::{Game, Move, Position, Variant};
+use rand::Rng;
+use rand::seq::SliceRandom;
+use serde::{Deserialize, Serialize};
+
+use crate::config::{Budget, OpeningMode, Openings};
+use crate::play::{game_rng, opening_move};
+use crate::player::{Player, SearchPlayer};
+
+/// In which order file openings are used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    /// As in the file (cycling).
+    Sequential,
+    /// A seeded shuffle of the file (cycling).
+    Random,
+}
+
+impl std::str::FromStr for Order {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "sequential" => Ok(Order::Sequential),
+            "random" => Ok(Order::Random),
+            _ => Err(format!("unknown order {s:?} (expected random or sequential)")),
+        }
+    }
+}
+
+/// Where openings come from (what a match's identity records).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum OpeningSpec {
+    /// Random plies from the start position; MultiPV ones searched with `nodes` nodes.
+    Random { openings: Openings, nodes: u64 },
+    /// A file of FENs (`;` starts EPD operations, which are ignored), with its FNV hash.
+    File { path: String, hash: String, order: Order },
+}
+
+/// One opening: a start position and the moves played from it before the engines take over.
+#[derive(Clone, Debug)]
+pub struct Opening {
+    pub start: Position,
+    pub moves: Vec<Move>,
+}
+
+/// The openings of a match.
+pub struct Book {
+    spec: OpeningSpec,
+    variant: &'static Variant,
+    seed: u64,
+    positions: Vec<Position>,
+}
+
+/// Reads an opening file: one FEN per line (blank lines and `#` comments skipped; an EPD
+/// line's operations after `;` ignored). Every position must parse and have a legal move.
+pub fn read_file(
+    path: &Path,
+    variant: &'static Variant,
+) -> Result<(Vec<Position>, String), String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = String::from_utf8(bytes.clone())
+        .map_err(|_| format!("{}: not UTF-8 text", path.display()))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let fen = line.split(';').next().unwrap_or("").trim();
+        if fen.is_empty() || fen.starts_with('#') {
+            continue;
+        }
+        let where_ = || format!("{} line {}", path.display(), i + 1);
+        let pos = Position::from_fen(variant, fen)
+            .map_err(|e| format!("{}: bad {} FEN {fen:?}: {e}", where_(), variant.name))?;
+        let game = Game::new(pos.clone());
+        if pos.legal_moves().is_empty() || game.outcome().is_some() {
+            return Err(format!("{}: the game is already over in {fen:?}", where_()));
+        }
+        out.push(pos);
+    }
+    if out.is_empty() {
+        return Err(format!("{}: no positions", path.display()));
+    }
+    Ok((out, crate::player::file_hash(&bytes)))
+}
+
+impl Book {
+    /// The openings of `spec` (a file is read and checked here).
+    pub fn new(spec: OpeningSpec, variant: &'static Variant, seed: u64) -> Result<Self, String> {
+        let positions = match &spec {
+            OpeningSpec::Random { .. } => Vec::new(),
+            OpeningSpec::File { path, .. } => read_file(Path::new(path), variant)?.0,
+        };
+        let mut positions = positions;
+        if let OpeningSpec::File { order: Order::Random, .. } = spec {
+            positions.shuffle(&mut game_rng(seed, "opening-order", 0));
+        }
+        Ok(Book { spec, variant, seed, positions })
+    }
+
+    /// A searcher for MultiPV openings (one per worker), if this book needs one.
+    pub fn helper(&self) -> Option<SearchPlayer> {
+        match &self.spec {
+            OpeningSpec::Random { openings, nodes } if openings.mode == OpeningMode::Multipv => {
+                Some(SearchPlayer::new(4, Budget::Nodes(*nodes)))
+            }
+            _ => None,
+        }
+    }
+
+    /// Opening `k`.
+    pub fn opening(&self, k: u64, helper: Option<&mut SearchPlayer>) -> Opening {
+        match &self.spec {
+            OpeningSpec::File { .. } => Opening {
+                start: self.positions[(k % self.positions.len() as u64) as usize].clone(),
+                moves: Vec::new(),
+            },
+            OpeningSpec::Random { openings, .. } => self.random(k, *openings, helper),
+        }
+    }
+
+    fn random(&self, k: u64, o: Openings, mut helper: Option<&mut SearchPlayer>) -> Opening {
+        let mut rng = game_rng(self.seed, &self.variant.name, k);
+        let mut best = Vec::new();
+        // A line that ends the game early is drawn again (a few times).
+        for _ in 0..50 {
+            let mut game = Game::startpos(self.variant);
+            if let Some(h) = helper.as_deref_mut() {
+                h.new_game();
+            }
+            while game.ply() < o.random_plies as usize && game.outcome().is_none() {
+                let mv = match (o.mode, helper.as_deref_mut()) {
+                    (OpeningMode::Multipv, Some(h)) => {
+                        let choice = h.choose(&game, o.multipv.max(1) as usize);
+                        opening_move(&game, &choice, o.mode, o.margin_cp, &mut rng)
+                    }
+                    _ => {
+                        let moves = game.position().legal_moves();
+                        let all = moves.as_slice();
+                        all[rng.random_range(0..all.len())]
+                    }
+                };
+                game.play(mv);
+            }
+            let moves = game.moves().to_vec();
+            if game.outcome().is_none() {
+                return Opening { start: Position::startpos(self.variant), moves };
+            }
+            if moves.len() > best.len() {
+                best = moves;
+            }
+        }
+        best.pop();
+        Opening { start: Position::startpos(self.variant), moves: best }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mini() -> &'static Variant {
+        Variant::by_name("minishogi").unwrap()
+    }
+
+    #[test]
+    fn random_openings_are_reproducible_and_legal() {
+        let spec = OpeningSpec::Random {
+            openings: Openings {
+                random_plies: 6,
+                mode: OpeningMode::Uniform,
+                multipv: 1,
+                margin_cp: 0,
+            },
+            nodes: 0,
+        };
+        let book = Book::new(spec, mini(), 3).unwrap();
+        let a = book.opening(5, None);
+        let b = book.opening(5, None);
+        assert_eq!(a.moves, b.moves);
+        assert_eq!(a.moves.len(), 6);
+        assert_ne!(a.moves, book.opening(6, None).moves);
+        let mut g = Game::new(a.start);
+        for m in a.moves {
+            assert!(g.position().is_legal(m));
+            g.play(m);
+        }
+    }
+
+    #[test]
+    fn multipv_openings_use_the_search() {
+        let spec = OpeningSpec::Random {
+            openings: Openings {
+                random_plies: 4,
+                mode: OpeningMode::Multipv,
+                multipv: 3,
+                margin_cp: 50,
+            },
+            nodes: 300,
+        };
+        let book = Book::new(spec, mini(), 3).unwrap();
+        let mut h = book.helper().unwrap();
+        let a = book.opening(1, Some(&mut h));
+        assert_eq!(a.moves, book.opening(1, Some(&mut h)).moves);
+        assert_eq!(a.moves.len(), 4);
+    }
+
+    #[test]
+    fn opening_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("book.epd");
+        let start = Position::startpos(mini()).to_fen();
+        std::fs::write(&p, format!("# comment\n{start}\n\n{start} ; id \"x\"\n")).unwrap();
+        let (pos, _) = read_file(&p, mini()).unwrap();
+        assert_eq!(pos.len(), 2);
+        std::fs::write(&p, format!("{start}\nrnbqk/9 w - - 0 1\n")).unwrap();
+        let e = read_file(&p, mini()).unwrap_err();
+        assert!(e.contains("line 2") && e.contains("bad minishogi FEN"), "{e}");
+        assert!(read_file(&dir.path().join("none"), mini()).unwrap_err().contains("cannot read"));
+    }
+}

@@ -1,0 +1,410 @@
+//! The match: setup checks (everything that can be wrong with the input fails here, before
+//! the match directory is touched), worker threads playing game pairs, and the main thread
+//! logging pairs, counting, testing the GSPRT and reporting.
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{RecvTimeoutError, Sender, channel};
+use std::time::{Duration, Instant};
+
+use kage_engine::Variant;
+use kage_engine::eval::Evaluator;
+use serde::Serialize;
+
+use super::MatchConfig;
+use super::engine::{self, EngineKind, MatchEngine};
+use super::game::{self, GameEnd, GameSettings};
+use super::log::{PairLine, PairLog, claim, write_atomic};
+use super::openings::Book;
+use super::pgn;
+use super::sprt::Verdict;
+use super::stats::{self, Counts, Elo, SprtState};
+use crate::play::game_rng;
+
+/// Why a match could not run or had to stop.
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    /// Bad input: a variant, engine, network or opening file that cannot be used.
+    #[error("{0}")]
+    Setup(String),
+    /// The match directory could not be used.
+    #[error("{0}")]
+    Output(String),
+    /// An engine kept failing.
+    #[error("{0}")]
+    Engine(String),
+}
+
+/// How a match ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchStatus {
+    /// All games played.
+    Complete,
+    /// The GSPRT reached a bound.
+    SprtAccepted,
+    SprtRejected,
+    /// Stopped from outside (Ctrl-C); rerun to resume.
+    Interrupted,
+}
+
+/// The figures of a match.
+#[derive(Clone, Debug, Serialize)]
+pub struct MatchReport {
+    pub status: MatchStatus,
+    pub variant: String,
+    pub engines: [String; 2],
+    /// Counts from the first engine's point of view.
+    pub counts: Counts,
+    pub elo: Option<Elo>,
+    pub sprt: Option<SprtState>,
+    /// Pairs in the log (this run and earlier ones).
+    pub pairs: u64,
+    /// Pairs played by this run.
+    pub pairs_played: u64,
+    /// Engine faults (crash, hang) this run; illegal moves and time forfeits (all pairs).
+    pub faults: u64,
+    pub illegal_moves: u64,
+    pub time_forfeits: u64,
+    /// Wall time of this run (s).
+    pub wall_s: f64,
+    /// Time inside engine searches (from `go` to the move, s), and the workers' lifetimes
+    /// (s); the runner's overhead is 1 - think / worker.
+    pub think_s: f64,
+    pub worker_s: f64,
+    pub overhead: f64,
+    pub dir: PathBuf,
+}
+
+enum Event {
+    Pair { line: Box<PairLine>, think: Duration, notes: Vec<String> },
+    Fault { pair: u64, engine: String, error: String },
+    Fatal(String),
+    Done { wall: Duration },
+}
+
+struct Shared<'a> {
+    cfg: &'a MatchConfig,
+    book: Book,
+    settings: GameSettings,
+    pending: Vec<u64>,
+    next: AtomicUsize,
+    halt: AtomicBool,
+}
+
+type Pairing = [Box<dyn MatchEngine>; 2];
+
+/// Starts one pairing (both engines), with a clear message on failure.
+fn start_pairing(cfg: &MatchConfig, evals: &[Evaluator; 2]) -> Result<Pairing, MatchError> {
+    let one = |i: usize| {
+        let spec = &cfg.engines[i];
+        engine::start(spec, &cfg.variant, &evals[i])
+            .map_err(|e| MatchError::Setup(format!("engine {:?}: {e}", spec.name)))
+    };
+    Ok([one(0)?, one(1)?])
+}
+
+fn worker(sh: &Shared, mut engines: Pairing, tx: Sender<Event>) {
+    let t0 = Instant::now();
+    let mut helper = sh.book.helper();
+    let names = &sh.cfg.engines;
+    'pairs: loop {
+        if sh.halt.load(Ordering::Relaxed) {
+            break;
+        }
+        let i = sh.next.fetch_add(1, Ordering::Relaxed);
+        let Some(&pair) = sh.pending.get(i) else { break };
+        let opening = sh.book.opening(pair, helper.as_mut());
+        loop {
+            let mut games = Vec::with_capacity(2);
+            let (mut think, mut notes) = (Duration::ZERO, Vec::new());
+            for g in 0..2u64 {
+                let mut rng = game_rng(sh.cfg.seed, "nodes-jitter", 2 * pair + g);
+                let end =
+                    game::play(&mut engines, g == 0, &opening, &sh.settings, &mut rng, &sh.halt);
+                match end {
+                    GameEnd::Done { record, think: t, notes: n } => {
+                        games.push(record);
+                        think += t;
+                        notes.extend(n);
+                    }
+                    GameEnd::Aborted => break 'pairs,
+                    GameEnd::Fault { .. } if sh.halt.load(Ordering::Relaxed) => break 'pairs,
+                    GameEnd::Fault { first, error } => {
+                        let k = usize::from(!first);
+                        let name = names[k].name.clone();
+                        let _ = tx.send(Event::Fault {
+                            pair,
+                            engine: name.clone(),
+                            error: error.to_string(),
+                        });
+                        if let Err(e) = engines[k].restart() {
+                            let _ = tx
+                                .send(Event::Fatal(format!("cannot restart engine {name:?}: {e}")));
+                            break 'pairs;
+                        }
+                        break;
+                    }
+                }
+            }
+            if let Ok([a, b]) = <[_; 2]>::try_from(games) {
+                let _ = tx.send(Event::Pair {
+                    line: Box::new(PairLine { pair, games: [a, b] }),
+                    think,
+                    notes,
+                });
+                break;
+            }
+            if sh.halt.load(Ordering::Relaxed) {
+                break 'pairs;
+            }
+        }
+    }
+    let _ = tx.send(Event::Done { wall: t0.elapsed() });
+}
+
+struct Progress {
+    tty: bool,
+    quiet: bool,
+    last_games: u64,
+    last_time: Instant,
+    every_games: u64,
+    every: Duration,
+}
+
+impl Progress {
+    fn show(&mut self, line: &str, games: u64, force: bool) {
+        if self.quiet {
+            return;
+        }
+        if self.tty {
+            eprint!("\r{line}\x1b[K");
+            if force {
+                eprintln!();
+            }
+            return;
+        }
+        if (force && games != self.last_games)
+            || games >= self.last_games + self.every_games
+            || self.last_time.elapsed() >= self.every
+        {
+            eprintln!("{line}");
+            self.last_games = games;
+            self.last_time = Instant::now();
+        }
+    }
+}
+
+fn progress_line(c: &Counts, sprt: Option<&SprtState>, total: u64) -> String {
+    let mut s = format!("games {}/{total}  +{} ={} -{}", c.games(), c.wins, c.draws, c.losses);
+    if let Some(e) = stats::elo(&c.penta) {
+        s += &format!("  score {:.1}%  Elo {:.1} +/- {:.1}", 100.0 * e.score, e.elo, e.elo95);
+    }
+    if let Some(st) = sprt {
+        s += &format!("  LLR {:.2} ({:.2}, {:.2})", st.llr, st.lower, st.upper);
+    }
+    s
+}
+
+/// Plays (or resumes) the match `cfg`; `stop` (e.g. Ctrl-C) ends it early, resumable.
+pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchError> {
+    let t0 = Instant::now();
+    let setup = MatchError::Setup;
+    let variant = Variant::by_name(&cfg.variant).map_err(|e| setup(e.to_string()))?;
+    let book = Book::new(cfg.openings.clone(), variant, cfg.seed).map_err(setup)?;
+    let evals: Vec<Evaluator> = cfg
+        .engines
+        .iter()
+        .map(|e| match &e.kind {
+            EngineKind::Builtin { net, .. } => engine::load_evaluator(net.as_ref(), variant)
+                .map_err(|m| setup(format!("engine {:?}: network {m}", e.name))),
+            EngineKind::Uci(_) => Ok(Evaluator::HandCrafted),
+        })
+        .collect::<Result<_, _>>()?;
+    let evals: [Evaluator; 2] = [evals[0].clone(), evals[1].clone()];
+    let threads = cfg.threads.max(1).min(cfg.pairs().max(1) as usize);
+    // Every engine starts (and knows the variant) before the directory is touched.
+    let mut pairings = Vec::with_capacity(threads);
+    for _ in 0..threads {
+        pairings.push(start_pairing(cfg, &evals)?);
+    }
+    let out = |m: String| MatchError::Output(m);
+    claim(&cfg.out, &cfg.identity()).map_err(out)?;
+    let (mut log, mut pairs) = PairLog::open(&cfg.out).map_err(out)?;
+    let mut counts = Counts::default();
+    for p in pairs.values() {
+        counts.add_pair([p.games[0].first_halves(), p.games[1].first_halves()]);
+    }
+    let sprt_state = |c: &Counts| cfg.sprt.map(|s| SprtState::of(s, &c.penta));
+    let mut state = sprt_state(&counts);
+    let decided = state.is_some_and(|s| s.verdict != Verdict::Continue);
+    let pending: Vec<u64> = if decided {
+        Vec::new()
+    } else {
+        (0..cfg.pairs()).filter(|k| !pairs.contains_key(k)).collect()
+    };
+    let settings = GameSettings {
+        limit: cfg.limit,
+        max_plies: cfg.max_plies,
+        hang: cfg.hang,
+        names: [cfg.engines[0].name.clone(), cfg.engines[1].name.clone()],
+        adjudication: cfg.adjudication,
+    };
+    let sh = Shared {
+        cfg,
+        book,
+        settings,
+        pending,
+        next: AtomicUsize::new(0),
+        halt: AtomicBool::new(false),
+    };
+    let mut progress = Progress {
+        tty: std::io::stderr().is_terminal(),
+        quiet: cfg.quiet,
+        last_games: counts.games(),
+        last_time: Instant::now(),
+        every_games: cfg.progress_games.max(1),
+        every: Duration::from_secs_f64(cfg.progress_secs.max(0.1)),
+    };
+    let total = 2 * cfg.pairs();
+    let (mut think, mut worker_time) = (Duration::ZERO, Duration::ZERO);
+    let (mut failures_in_row, mut faults, mut played) = (0u32, 0u64, 0u64);
+    let mut fatal: Option<String> = None;
+    let mut log_error: Option<String> = None;
+    if !sh.pending.is_empty() {
+        let (tx, rx) = channel();
+        let pairings = Mutex::new(pairings);
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                let tx = tx.clone();
+                let engines = pairings.lock().ok().and_then(|mut v| v.pop());
+                let sh = &sh;
+                if let Some(engines) = engines {
+                    scope.spawn(move || worker(sh, engines, tx));
+                }
+            }
+            drop(tx);
+            let mut running = threads;
+            while running > 0 {
+                if stop.load(Ordering::Relaxed) {
+                    sh.halt.store(true, Ordering::Relaxed);
+                }
+                let ev = match rx.recv_timeout(Duration::from_millis(100)) {
+                    Ok(ev) => ev,
+                    Err(RecvTimeoutError::Timeout) => continue,
+                    Err(RecvTimeoutError::Disconnected) => break,
+                };
+                match ev {
+                    Event::Done { wall } => {
+                        worker_time += wall;
+                        running -= 1;
+                    }
+                    Event::Fatal(m) => {
+                        fatal.get_or_insert(m);
+                        sh.halt.store(true, Ordering::Relaxed);
+                    }
+                    Event::Fault { pair, engine, error } => {
+                        faults += 1;
+                        failures_in_row += 1;
+                        eprintln!(
+                            "kage-selfplay: engine {engine:?} failed in pair {pair}: {error}; \
+                             restarted, the pair will be replayed"
+                        );
+                        if failures_in_row >= cfg.max_failures.max(1) {
+                            fatal.get_or_insert(format!(
+                                "stopping after {failures_in_row} engine failures in a row \
+                                 (last: engine {engine:?}: {error})"
+                            ));
+                            sh.halt.store(true, Ordering::Relaxed);
+                        }
+                    }
+                    Event::Pair { line, think: t, notes } => {
+                        failures_in_row = 0;
+                        for n in notes {
+                            eprintln!("kage-selfplay: {n}");
+                        }
+                        if let Err(e) = log.append(&line) {
+                            log_error.get_or_insert(e);
+                            sh.halt.store(true, Ordering::Relaxed);
+                            continue;
+                        }
+                        think += t;
+                        played += 1;
+                        counts
+                            .add_pair([line.games[0].first_halves(), line.games[1].first_halves()]);
+                        pairs.insert(line.pair, *line);
+                        state = sprt_state(&counts);
+                        if state.is_some_and(|s| s.verdict != Verdict::Continue) {
+                            sh.halt.store(true, Ordering::Relaxed);
+                        }
+                        let text = progress_line(&counts, state.as_ref(), total);
+                        progress.show(&text, counts.games(), false);
+                    }
+                }
+            }
+        });
+    }
+    drop(sh);
+    progress.show(&progress_line(&counts, state.as_ref(), total), counts.games(), true);
+    if let Some(e) = log_error {
+        return Err(MatchError::Output(e));
+    }
+    let status = match state.map(|s| s.verdict) {
+        Some(Verdict::Accepted) => MatchStatus::SprtAccepted,
+        Some(Verdict::Rejected) => MatchStatus::SprtRejected,
+        _ if (0..cfg.pairs()).all(|k| pairs.contains_key(&k)) => MatchStatus::Complete,
+        _ => MatchStatus::Interrupted,
+    };
+    let all_games = || pairs.values().flat_map(|p| p.games.iter());
+    let report = MatchReport {
+        status,
+        variant: cfg.variant.clone(),
+        engines: [cfg.engines[0].name.clone(), cfg.engines[1].name.clone()],
+        counts,
+        elo: stats::elo(&counts.penta),
+        sprt: state,
+        pairs: pairs.len() as u64,
+        pairs_played: played,
+        faults,
+        illegal_moves: all_games().filter(|g| g.termination == "illegal move").count() as u64,
+        time_forfeits: all_games().filter(|g| g.termination == "time forfeit").count() as u64,
+        wall_s: t0.elapsed().as_secs_f64(),
+        think_s: think.as_secs_f64(),
+        worker_s: worker_time.as_secs_f64(),
+        overhead: if worker_time.is_zero() {
+            0.0
+        } else {
+            1.0 - think.as_secs_f64() / worker_time.as_secs_f64()
+        },
+        dir: cfg.out.clone(),
+    };
+    write_outputs(cfg, &pairs, &report).map_err(out)?;
+    if let Some(m) = fatal {
+        return Err(MatchError::Engine(m));
+    }
+    Ok(report)
+}
+
+/// `games.pgn` (every logged game, pair order) and `summary.json`.
+fn write_outputs(
+    cfg: &MatchConfig,
+    pairs: &BTreeMap<u64, PairLine>,
+    report: &MatchReport,
+) -> Result<(), String> {
+    let date = pgn::today();
+    let mut text = String::new();
+    for p in pairs.values() {
+        for (g, rec) in p.games.iter().enumerate() {
+            let round = format!("{}.{}", p.pair + 1, g + 1);
+            text += &pgn::game(rec, &cfg.variant, &round, &date, cfg.pgn_scores);
+        }
+    }
+    let path = cfg.out.join("games.pgn");
+    write_atomic(&path, &text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let path = cfg.out.join("summary.json");
+    let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())? + "\n";
+    write_atomic(&path, &json).map_err(|e| format!("{}: {e}", path.display()))
+}

@@ -1,0 +1,285 @@
+//! An outside engine speaking UCI: a child process, a reader thread turning its output into
+//! lines on a channel (so every wait has a deadline), the handshake that checks it knows the
+//! variant, and one search per `go`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use super::engine::{Reply, Score};
+
+/// How to start an outside engine.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UciSpec {
+    /// The command (a path or a name on PATH).
+    pub cmd: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Working directory (default: the current one).
+    pub dir: Option<PathBuf>,
+    /// `setoption` lines sent after `uci`, in order.
+    pub options: Vec<(String, String)>,
+}
+
+/// What went wrong with an outside engine.
+#[derive(Debug, thiserror::Error)]
+pub enum UciError {
+    /// The process could not be started.
+    #[error("cannot start {cmd:?}: {err}")]
+    Spawn { cmd: String, err: std::io::Error },
+    /// Its output ended (it exited or crashed).
+    #[error("the engine exited ({0})")]
+    Exited(String),
+    /// It did not answer in time.
+    #[error("no {what} within {ms} ms")]
+    Timeout { what: &'static str, ms: u64 },
+    /// Writing to it failed.
+    #[error("cannot write to the engine: {0}")]
+    Write(std::io::Error),
+    /// It does not play the variant.
+    #[error("the engine does not know variant {variant:?}{detail}")]
+    UnknownVariant { variant: String, detail: String },
+}
+
+/// A running outside engine.
+pub struct UciEngine {
+    spec: UciSpec,
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    /// The `id name` it gave.
+    pub id_name: Option<String>,
+}
+
+/// How long the handshake (`uci`, `isready`) may take.
+pub const HANDSHAKE: Duration = Duration::from_secs(10);
+
+impl UciEngine {
+    /// Starts the engine and sets it up for `variant`: `uci`, the `setoption` lines, a check
+    /// that `variant` is among its `UCI_Variant` values, `setoption name UCI_Variant`.
+    pub fn start(spec: &UciSpec, variant: &str) -> Result<Self, UciError> {
+        let mut cmd = Command::new(&spec.cmd);
+        cmd.args(&spec.args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
+        if let Some(d) = &spec.dir {
+            cmd.current_dir(d);
+        }
+        // Its own process group: Ctrl-C in a terminal stops the match, which then ends its
+        // engines itself, instead of killing them mid-game.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let mut child =
+            cmd.spawn().map_err(|err| UciError::Spawn { cmd: spec.cmd.clone(), err })?;
+        let stdin = child.stdin.take().expect("stdin is piped");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut e = UciEngine { spec: spec.clone(), child, stdin, lines: rx, id_name: None };
+        e.setup(variant)?;
+        Ok(e)
+    }
+
+    /// The same engine, started afresh.
+    pub fn restart(&mut self, variant: &str) -> Result<(), UciError> {
+        let fresh = UciEngine::start(&self.spec, variant)?;
+        let old = std::mem::replace(self, fresh);
+        drop(old);
+        Ok(())
+    }
+
+    fn setup(&mut self, variant: &str) -> Result<(), UciError> {
+        self.send("uci")?;
+        let mut variants = self.read_options()?;
+        let mut reread = false;
+        for (name, value) in self.spec.options.clone() {
+            self.send(&format!("setoption name {name} value {value}"))?;
+            reread |= name.eq_ignore_ascii_case("VariantPath");
+        }
+        if reread {
+            // A variants file adds variants: ask for the option list again.
+            self.send("uci")?;
+            variants = self.read_options()?;
+        }
+        match variants {
+            Some(list) if !list.iter().any(|v| v == variant) => {
+                let mut shown: Vec<&str> = list.iter().map(String::as_str).take(12).collect();
+                if list.len() > 12 {
+                    shown.push("...");
+                }
+                return Err(UciError::UnknownVariant {
+                    variant: variant.to_owned(),
+                    detail: format!(" (its UCI_Variant values: {})", shown.join(", ")),
+                });
+            }
+            None => {
+                return Err(UciError::UnknownVariant {
+                    variant: variant.to_owned(),
+                    detail: " (it has no UCI_Variant option)".into(),
+                });
+            }
+            Some(_) => {}
+        }
+        self.send(&format!("setoption name UCI_Variant value {variant}"))?;
+        self.send("isready")?;
+        let deadline = Instant::now() + HANDSHAKE;
+        loop {
+            let line = self.recv(deadline, "readyok")?;
+            if line.trim() == "readyok" {
+                return Ok(());
+            }
+            let l = line.to_ascii_lowercase();
+            if l.contains("error") && l.contains("variant") {
+                return Err(UciError::UnknownVariant {
+                    variant: variant.to_owned(),
+                    detail: format!(" (it said: {})", line.trim()),
+                });
+            }
+        }
+    }
+
+    /// Reads up to `uciok`; returns the `UCI_Variant` combo values, if it has the option.
+    fn read_options(&mut self) -> Result<Option<Vec<String>>, UciError> {
+        let deadline = Instant::now() + HANDSHAKE;
+        let mut variants = None;
+        loop {
+            let line = self.recv(deadline, "uciok")?;
+            let t = line.trim();
+            if t == "uciok" {
+                return Ok(variants);
+            }
+            if let Some(name) = t.strip_prefix("id name ") {
+                self.id_name = Some(name.trim().to_owned());
+            }
+            if let Some(rest) = t.strip_prefix("option name UCI_Variant ") {
+                let toks: Vec<&str> = rest.split_whitespace().collect();
+                let vars = toks
+                    .windows(2)
+                    .filter(|w| w[0] == "var")
+                    .map(|w| w[1].to_owned())
+                    .collect::<Vec<_>>();
+                variants = Some(vars);
+            }
+        }
+    }
+
+    /// Sends one line.
+    pub fn send(&mut self, line: &str) -> Result<(), UciError> {
+        writeln!(self.stdin, "{line}").and_then(|_| self.stdin.flush()).map_err(UciError::Write)
+    }
+
+    fn recv(&mut self, deadline: Instant, what: &'static str) -> Result<String, UciError> {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        match self.lines.recv_timeout(wait) {
+            Ok(l) => Ok(l),
+            Err(RecvTimeoutError::Timeout) => {
+                Err(UciError::Timeout { what, ms: wait.as_millis() as u64 })
+            }
+            Err(RecvTimeoutError::Disconnected) => Err(UciError::Exited(self.exit_status())),
+        }
+    }
+
+    fn exit_status(&mut self) -> String {
+        // The output closed; give the process a moment to be reaped.
+        for _ in 0..50 {
+            if let Ok(Some(s)) = self.child.try_wait() {
+                return s.to_string();
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        "output closed".into()
+    }
+
+    /// `ucinewgame` and `isready`.
+    pub fn new_game(&mut self) -> Result<(), UciError> {
+        self.send("ucinewgame")?;
+        self.send("isready")?;
+        let deadline = Instant::now() + HANDSHAKE;
+        while self.recv(deadline, "readyok")?.trim() != "readyok" {}
+        Ok(())
+    }
+
+    /// Sends `position` and `go`, and waits (up to `wait`) for `bestmove`; returns the move
+    /// text and the last score, depth and node count it reported.
+    pub fn go(&mut self, position: &str, go: &str, wait: Duration) -> Result<Reply, UciError> {
+        let deadline = Instant::now() + wait;
+        let asked = wait.as_millis() as u64;
+        self.send(position)?;
+        self.send(go)?;
+        let (mut score, mut depth, mut nodes) = (None, None, None);
+        loop {
+            let line = self.recv(deadline, "bestmove").map_err(|e| match e {
+                UciError::Timeout { what, .. } => UciError::Timeout { what, ms: asked },
+                e => e,
+            })?;
+            let mut toks = line.split_whitespace();
+            match toks.next() {
+                Some("bestmove") => {
+                    let text = toks.next().unwrap_or("").to_owned();
+                    return Ok(Reply { text, score, depth, nodes });
+                }
+                Some("info") => {
+                    let t: Vec<&str> = toks.collect();
+                    // Only the principal line's score (multipv 1 or none).
+                    let mpv = t.windows(2).find(|w| w[0] == "multipv").map(|w| w[1]);
+                    if mpv.is_some_and(|m| m != "1") {
+                        continue;
+                    }
+                    for w in t.windows(3) {
+                        match (w[0], w[1]) {
+                            ("score", "cp") => score = w[2].parse().ok().map(Score::Cp),
+                            ("score", "mate") => score = w[2].parse().ok().map(Score::Mate),
+                            _ => {}
+                        }
+                    }
+                    for w in t.windows(2) {
+                        match w[0] {
+                            "depth" => depth = w[1].parse().ok().or(depth),
+                            "nodes" => nodes = w[1].parse().ok().or(nodes),
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Asks a search to stop and waits up to `grace` for its `bestmove`; false if none came.
+    pub fn stop(&mut self, grace: Duration) -> bool {
+        if self.send("stop").is_err() {
+            return false;
+        }
+        let deadline = Instant::now() + grace;
+        while let Ok(l) = self.recv(deadline, "bestmove") {
+            if l.starts_with("bestmove") {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+impl Drop for UciEngine {
+    fn drop(&mut self) {
+        let _ = self.send("quit");
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
