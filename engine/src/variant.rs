@@ -95,8 +95,7 @@ impl Variant {
                 "larger than {MAX_SPEC_BYTES} bytes: not a variant spec"
             )));
         }
-        let text = String::from_utf8(bytes)
-            .map_err(|_| SpecError::Io("not UTF-8 text".into()))?;
+        let text = String::from_utf8(bytes).map_err(|_| SpecError::Io("not UTF-8 text".into()))?;
         Variant::from_spec_text(&text)
     }
 

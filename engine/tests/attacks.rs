@@ -164,7 +164,8 @@ fn hash_tables_fall_back_to_what_can_be_had() {
 fn go_after_a_refused_position_refuses_to_search() {
     let mut uci = Uci::new(Variant::builtin(VariantId::Minishogi), None);
     let mut out = Vec::new();
-    for l in ["position startpos moves a2a3", "position fen rbsgk/4p/5/X4/KGSBR[-] w 0 1", "go depth 2"]
+    for l in
+        ["position startpos moves a2a3", "position fen rbsgk/4p/5/X4/KGSBR[-] w 0 1", "go depth 2"]
     {
         uci.handle(l, &mut out).expect("io");
     }
@@ -366,15 +367,19 @@ fn kage(args: &[&str]) -> std::process::Output {
 #[test]
 fn kage_check_refuses_bad_specs_with_one_line() {
     let dir = temp_dir("check");
-    let spec = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/variants/minishogi.toml"))
-        .expect("spec");
+    let spec =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/variants/minishogi.toml"))
+            .expect("spec");
     let cases = [
         ("empty-name", spec.replace("name = \"minishogi\"", "name = \"\""), "name"),
         ("spaced-name", spec.replace("name = \"minishogi\"", "name = \"mini shogi\""), "name"),
         // Black's king starts on its own campmate rank: the game is over before move 1.
         (
             "over",
-            spec.replace("drop_black = [1, 2, 3, 4, 5]", "drop_black = [1, 2, 3, 4, 5]\nflag_black = [5]"),
+            spec.replace(
+                "drop_black = [1, 2, 3, 4, 5]",
+                "drop_black = [1, 2, 3, 4, 5]\nflag_black = [5]",
+            ),
             "over before the first move",
         ),
     ];

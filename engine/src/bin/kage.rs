@@ -179,7 +179,10 @@ fn read_line(input: &mut impl BufRead) -> std::io::Result<Option<Result<String, 
         bytes.pop();
     }
     Ok(Some(String::from_utf8(bytes).map_err(|e| {
-        format!("input line is not UTF-8 (byte {} is invalid; ignored)", e.utf8_error().valid_up_to())
+        format!(
+            "input line is not UTF-8 (byte {} is invalid; ignored)",
+            e.utf8_error().valid_up_to()
+        )
     })))
 }
 

@@ -162,7 +162,10 @@ impl Uci {
             self.variant.name,
             vars.join(" ")
         )?;
-        writeln!(out, "option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}")?;
+        writeln!(
+            out,
+            "option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"
+        )?;
         writeln!(out, "option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}")?;
         writeln!(out, "option name EvalFile type string default <empty>")?;
         writeln!(out, "uciok")
@@ -183,7 +186,10 @@ impl Uci {
         Ok(Some(match &self.game {
             Some(g) => g.clone(),
             None => {
-                writeln!(out, "info string error go before position: searching the start position")?;
+                writeln!(
+                    out,
+                    "info string error go before position: searching the start position"
+                )?;
                 Game::startpos(self.variant)
             }
         }))
@@ -205,8 +211,10 @@ impl Uci {
         };
         let start = match spec.first() {
             Some(&"startpos") if spec.len() == 1 => Ok(Position::startpos(self.variant)),
-            Some(&"fen") if spec.len() > 1 => Position::from_fen(self.variant, &spec[1..].join(" "))
-                .map_err(|e| format!("bad FEN: {e}")),
+            Some(&"fen") if spec.len() > 1 => {
+                Position::from_fen(self.variant, &spec[1..].join(" "))
+                    .map_err(|e| format!("bad FEN: {e}"))
+            }
             _ => Err(format!("malformed position command '{}'", args.join(" "))),
         };
         let start = match start {

@@ -52,7 +52,13 @@ impl SearchThread {
 
     /// Starts searching `game` (a running search is stopped first). Returns false, starting
     /// nothing, when there is no searcher (the last search thread panicked).
-    pub fn start(&mut self, game: Game, limits: Limits, mut on_info: OnInfo, on_done: OnDone) -> bool {
+    pub fn start(
+        &mut self,
+        game: Game,
+        limits: Limits,
+        mut on_info: OnInfo,
+        on_done: OnDone,
+    ) -> bool {
         self.stop();
         let Some(mut searcher) = self.searcher.take() else { return false };
         let stop = Arc::new(AtomicBool::new(false));

@@ -75,14 +75,12 @@ pub fn check_damage<R: Record>(r: &Reader<R>, allow: bool) -> Result<()> {
         return Ok(());
     }
     let lost = match r.declared_records() {
-        Some(total) if total > r.records_read() => format!(
-            "{} of {total} records lost",
-            total - r.records_read()
-        ),
-        Some(total) if total < r.records_read() => format!(
-            "{} records more than the {total} written",
-            r.records_read() - total
-        ),
+        Some(total) if total > r.records_read() => {
+            format!("{} of {total} records lost", total - r.records_read())
+        }
+        Some(total) if total < r.records_read() => {
+            format!("{} records more than the {total} written", r.records_read() - total)
+        }
         _ => format!("{} records read", r.records_read()),
     };
     let what = format!(
@@ -105,10 +103,14 @@ pub fn check_damage<R: Record>(r: &Reader<R>, allow: bool) -> Result<()> {
 pub fn distinct_inputs(files: &[PathBuf]) -> Result<()> {
     let mut seen = std::collections::HashMap::new();
     for f in files {
-        let canon = std::fs::canonicalize(f)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
+        let canon =
+            std::fs::canonicalize(f).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
         if let Some(prev) = seen.insert(canon, f) {
-            bail!("{} is given twice (also as {}): its records would count twice", f.display(), prev.display());
+            bail!(
+                "{} is given twice (also as {}): its records would count twice",
+                f.display(),
+                prev.display()
+            );
         }
     }
     Ok(())

@@ -14,7 +14,9 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use kage_data::{GameRecord, PositionRecord, Record, RecordKind, Writer};
 
-use crate::common::{check_damage, check_output, compatible, derived_header, distinct_inputs, open};
+use crate::common::{
+    check_damage, check_output, compatible, derived_header, distinct_inputs, open,
+};
 
 pub fn run(out: &Path, files: &[PathBuf], allow_damaged: bool) -> Result<ExitCode> {
     check_output(out, files)?;

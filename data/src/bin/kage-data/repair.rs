@@ -8,7 +8,9 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use kage_data::{DataError, FileHeader, GameRecord, PositionRecord, Reader, Record, RecordKind, Writer};
+use kage_data::{
+    DataError, FileHeader, GameRecord, PositionRecord, Reader, Record, RecordKind, Writer,
+};
 
 use crate::common::check_output;
 
@@ -38,7 +40,9 @@ pub fn run(out: &Path, file: &Path) -> Result<ExitCode> {
             total.abs_diff(r.records)
         ),
         Some(_) => {}
-        None => eprintln!("kage-data: repair: no intact end marker: how many records were lost is unknown"),
+        None => eprintln!(
+            "kage-data: repair: no intact end marker: how many records were lost is unknown"
+        ),
     }
     Ok(ExitCode::SUCCESS)
 }

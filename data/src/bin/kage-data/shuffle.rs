@@ -15,7 +15,9 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::common::{check_damage, check_output, compatible, derived_header, distinct_inputs, open};
+use crate::common::{
+    check_damage, check_output, compatible, derived_header, distinct_inputs, open,
+};
 
 pub fn run(
     out: &Path,
@@ -39,7 +41,9 @@ pub fn run(
         RecordKind::Position => {
             shuffle::<PositionRecord>(out, files, &header, seed, buckets, allow_damaged)
         }
-        RecordKind::Game => shuffle::<GameRecord>(out, files, &header, seed, buckets, allow_damaged),
+        RecordKind::Game => {
+            shuffle::<GameRecord>(out, files, &header, seed, buckets, allow_damaged)
+        }
     };
     let n = match res {
         Ok(n) => n,

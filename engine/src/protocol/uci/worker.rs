@@ -133,8 +133,8 @@ impl Worker {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
         let out = Arc::clone(&self.out);
-        let handle = std::thread::spawn(move || {
-            match crate::perft::divide_until(&pos, depth, &flag) {
+        let handle =
+            std::thread::spawn(move || match crate::perft::divide_until(&pos, depth, &flag) {
                 Some(counts) => {
                     let mut text = Vec::new();
                     let _ = super::write_counts(&counts, depth, &mut text);
@@ -142,8 +142,7 @@ impl Worker {
                     write_line(&out, text.trim_end_matches('\n'));
                 }
                 None => write_line(&out, "info string perft stopped"),
-            }
-        });
+            });
         self.perft = Some(PerftJob { handle, stop });
     }
 }
