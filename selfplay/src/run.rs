@@ -232,10 +232,8 @@ pub fn generate(cfg: &GenConfig, opts: &RunOptions) -> Result<RunReport> {
     report.repairs = discard_damaged_parts(&parts, &mut gdir, &mut pdir)?;
     let have = |d: &PartDir| d.parts().iter().map(|(i, _)| *i).collect::<HashSet<_>>();
     let (gh, ph) = (have(&gdir), have(&pdir));
-    let done: HashSet<u64> =
-        gh.intersection(&ph).copied().filter(|&b| b < batches_total).collect();
-    let games_done: u64 =
-        done.iter().map(|&b| (shard_games - b * bsize).min(bsize)).sum();
+    let done: HashSet<u64> = gh.intersection(&ph).copied().filter(|&b| b < batches_total).collect();
+    let games_done: u64 = done.iter().map(|&b| (shard_games - b * bsize).min(bsize)).sum();
     let pb = progress_bar(shard_games, games_done, &cfg.variant, opts.progress);
     let mut batches_done = done.len() as u64;
     let mut next_batch = 0u64;
