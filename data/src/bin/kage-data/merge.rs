@@ -11,7 +11,7 @@ use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use kage_data::{GameRecord, PositionRecord, Record, RecordKind, Writer};
 
 use crate::common::{
@@ -54,8 +54,7 @@ fn merge<R: Record + Hash>(
     allow_damaged: bool,
     key: impl Fn(&R) -> Option<u64>,
 ) -> Result<u64> {
-    let mut w = Writer::<R>::create(out, header.clone())
-        .with_context(|| format!("creating {}", out.display()))?;
+    let mut w = Writer::<R>::create(out, header.clone())?; // the error names the file
     let mut indices: HashMap<u64, usize> = HashMap::new();
     let mut digests: HashSet<(u64, u64)> = HashSet::new();
     let mut digest_owner: HashMap<(u64, u64), usize> = HashMap::new();

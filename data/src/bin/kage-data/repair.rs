@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use kage_data::{
     DataError, FileHeader, GameRecord, PositionRecord, Reader, Record, RecordKind, Writer,
 };
@@ -56,8 +56,7 @@ struct Repaired {
 
 fn repair<R: Record>(out: &Path, file: &Path, header: &FileHeader) -> Result<Repaired> {
     let mut r = Reader::<R>::open(file)?;
-    let mut w = Writer::<R>::create(out, header.clone())
-        .with_context(|| format!("creating {}", out.display()))?;
+    let mut w = Writer::<R>::create(out, header.clone())?; // the error names the file
     let mut chunks = 0u64;
     let mut problems = Vec::new();
     loop {

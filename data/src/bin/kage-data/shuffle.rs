@@ -65,8 +65,7 @@ fn shuffle<R: Record>(
     allow_damaged: bool,
 ) -> Result<u64> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut writer = Writer::<R>::create(out, header.clone())
-        .with_context(|| format!("creating {}", out.display()))?;
+    let mut writer = Writer::<R>::create(out, header.clone())?; // the error names the file
     if buckets == 1 {
         let mut all = Vec::new();
         for f in files {
