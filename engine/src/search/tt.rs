@@ -77,12 +77,21 @@ fn zeroed_entries(n: usize) -> Option<Box<[Entry]>> {
     }
 }
 
-/// `MemAvailable` of `/proc/meminfo` in megabytes (Linux), `None` where unknown.
+/// Megabytes the system can still give this process (Linux): `MemAvailable` of
+/// `/proc/meminfo`, less where a cgroup (v2) limit leaves less; `None` where unknown.
 fn available_mb() -> Option<usize> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let read = |p: &str| std::fs::read_to_string(p).ok();
+    let meminfo = read("/proc/meminfo")?;
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024)
+    let mut mb = kb / 1024;
+    let num = |t: Option<String>| t.and_then(|t| t.trim().parse::<usize>().ok());
+    if let (Some(max), Some(cur)) =
+        (num(read("/sys/fs/cgroup/memory.max")), num(read("/sys/fs/cgroup/memory.current")))
+    {
+        mb = mb.min(max.saturating_sub(cur) >> 20);
+    }
+    Some(mb)
 }
 
 impl Tt {
