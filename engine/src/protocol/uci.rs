@@ -143,6 +143,9 @@ impl Uci {
                 }
             }
             "d" => {
+                if let Some(e) = &self.position_error {
+                    writeln!(out, "info string error the last position was refused ({e})")?;
+                }
                 let pos = self.current();
                 write!(out, "{}", pos.diagram())?;
                 writeln!(out, "Fen: {}", pos.to_fen())?;
