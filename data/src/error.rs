@@ -11,15 +11,16 @@ use crate::header::RecordKind;
 #[derive(Debug, thiserror::Error)]
 pub enum DataError {
     /// An operating-system I/O failure.
-    #[error("{}: {op}: {source}", path.display())]
+    // `cause` is in the message, so it is not also the error's `source()` (which would
+    // print it twice in a `{:#}` chain).
+    #[error("{}: {op}: {cause}", path.display())]
     Io {
         /// File concerned.
         path: PathBuf,
         /// What was being done.
         op: &'static str,
         /// Underlying error.
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// The first eight bytes are not `KAGEDATA`.
     #[error("{}: not a kage data file (magic {found:02x?}, expected \"KAGEDATA\")", path.display())]
@@ -90,7 +91,7 @@ pub enum DataError {
 
 impl DataError {
     pub(crate) fn io(path: &std::path::Path, op: &'static str, source: std::io::Error) -> Self {
-        DataError::Io { path: path.to_path_buf(), op, source }
+        DataError::Io { path: path.to_path_buf(), op, cause: source }
     }
 }
 

@@ -56,6 +56,12 @@ pub(crate) struct Framer {
     offset: u64,
     len: u64,
     done: bool,
+    /// Records counted by the valid data chunks so far.
+    records: u64,
+    /// Whether any damage was reported.
+    damaged: bool,
+    /// The record total of the end marker, once it has been read.
+    declared: Option<u64>,
 }
 
 /// One valid data chunk.
@@ -70,7 +76,17 @@ impl Framer {
         let len = f.metadata().map_err(|e| DataError::io(path, "stat", e))?.len();
         let mut file = BufReader::with_capacity(1 << 20, f);
         let (header, header_len) = FileHeader::read_from(&mut file, path)?;
-        Ok(Framer { path: path.to_path_buf(), file, header, offset: header_len, len, done: false })
+        Ok(Framer {
+            path: path.to_path_buf(),
+            file,
+            header,
+            offset: header_len,
+            len,
+            done: false,
+            records: 0,
+            damaged: false,
+            declared: None,
+        })
     }
 
     pub fn header(&self) -> &FileHeader {
@@ -79,6 +95,11 @@ impl Framer {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The number of records the end marker says were written (once it was read).
+    pub fn declared_records(&self) -> Option<u64> {
+        self.declared
     }
 
     /// Next valid data chunk (payload into `payload`), `None` after the end
@@ -91,10 +112,36 @@ impl Framer {
         while !self.done {
             let start = self.offset;
             match self.attempt(payload)? {
-                Attempt::Data { count } => return Ok(Some(RawChunk { offset: start, count })),
+                Attempt::Data { count } => {
+                    self.records += u64::from(count);
+                    return Ok(Some(RawChunk { offset: start, count }));
+                }
                 Attempt::End => {
                     self.done = true;
+                    // The end marker holds the number of records written: a chunk cut out
+                    // or copied in (each intact on its own) shows only here.
+                    let total = u64::from_le_bytes(payload[..8].try_into().unwrap_or([0; 8]));
+                    self.declared = Some(total);
+                    if total != self.records && !self.damaged {
+                        let what = if total > self.records {
+                            "missing: a chunk was cut out"
+                        } else {
+                            "too many: a chunk was duplicated or inserted"
+                        };
+                        self.damaged = true;
+                        damage(self.damage(
+                            start,
+                            0,
+                            &format!(
+                                "the end marker counts {total} records but the chunks hold {} \
+                                 ({} {what})",
+                                self.records,
+                                total.abs_diff(self.records)
+                            ),
+                        ));
+                    }
                     if self.offset < self.len {
+                        self.damaged = true;
                         damage(self.damage(
                             self.offset,
                             self.len - self.offset,
@@ -113,6 +160,7 @@ impl Framer {
                     };
                     match self.resync(start + 1, payload)? {
                         Some(next) => {
+                            self.damaged = true;
                             damage(self.damage(start, next - start, reason));
                             self.seek(next)?;
                         }
@@ -121,6 +169,7 @@ impl Framer {
                             if matches!(attempt, Attempt::Short) {
                                 return Err(self.truncated(start, "file ends inside a chunk"));
                             }
+                            self.damaged = true;
                             damage(self.damage(start, self.len - start, reason));
                             return Err(self.truncated(
                                 start,

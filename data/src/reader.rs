@@ -87,6 +87,17 @@ impl<R: Record> Reader<R> {
         &self.damage
     }
 
+    /// The number of records the file's end marker says were written, once the reader has
+    /// reached it (`None` before, or when the end marker is missing or damaged).
+    pub fn declared_records(&self) -> Option<u64> {
+        self.framer.declared_records()
+    }
+
+    /// Bytes of the file skipped as damaged so far.
+    pub fn damaged_bytes(&self) -> u64 {
+        self.damage.iter().map(|d| d.length).sum()
+    }
+
     /// Records delivered so far.
     pub fn records_read(&self) -> u64 {
         self.records_read

@@ -18,5 +18,5 @@ pub mod network;
 
 pub use accumulator::Accumulator;
 pub use error::NetError;
-pub use format::{FORMAT_VERSION, MAGIC};
+pub use format::{FORMAT_VERSION, MAGIC, read_file};
 pub use network::{Activation, NetHeader, NetWeights, Network, QA, QB, QB_SHIFT, QO};

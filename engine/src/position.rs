@@ -242,7 +242,7 @@ impl Position {
         let v = self.variant;
         let us = self.stm;
         let them = !us;
-        self.halfmove += 1;
+        self.halfmove = self.halfmove.saturating_add(1);
         if self.ep != NO_SQ {
             self.key ^= ZOBRIST.ep(self.ep);
             self.ep = NO_SQ;
@@ -306,7 +306,7 @@ impl Position {
             }
         }
         if us == Color::Black {
-            self.fullmove += 1;
+            self.fullmove = self.fullmove.saturating_add(1);
         }
         self.stm = them;
         self.key ^= ZOBRIST.side();
@@ -323,7 +323,7 @@ impl Position {
             self.key ^= ZOBRIST.ep(self.ep);
             self.ep = NO_SQ;
         }
-        self.halfmove += 1;
+        self.halfmove = self.halfmove.saturating_add(1);
         self.stm = !self.stm;
         self.key ^= ZOBRIST.side();
         self.checkers = 0;

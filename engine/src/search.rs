@@ -128,7 +128,8 @@ pub struct Searcher {
 }
 
 impl Searcher {
-    /// A searcher with a transposition table of about `hash_mb` megabytes.
+    /// A searcher with a transposition table of about `hash_mb` megabytes (less when the
+    /// machine cannot give that much: see [`Searcher::hash_mb`]).
     pub fn new(hash_mb: usize) -> Searcher {
         Searcher {
             tt: Tt::new(hash_mb),
@@ -145,9 +146,19 @@ impl Searcher {
         self.ordering.clear();
     }
 
-    /// Resizes the transposition table (clearing it).
-    pub fn resize(&mut self, hash_mb: usize) {
-        self.tt = Tt::new(hash_mb);
+    /// Resizes the transposition table (clearing it) to about `hash_mb` megabytes, or less
+    /// when the machine cannot give that much; returns the megabytes it got.
+    pub fn resize(&mut self, hash_mb: usize) -> usize {
+        // Free the old table first: the new one may need the room.
+        self.tt = Tt::allocate(1).0;
+        let (tt, got) = Tt::allocate(hash_mb);
+        self.tt = tt;
+        got
+    }
+
+    /// The transposition table's size in megabytes.
+    pub fn hash_mb(&self) -> usize {
+        self.tt.size_mb()
     }
 
     /// Sets the evaluation (the transposition table is cleared: its scores came from the

@@ -62,6 +62,9 @@ impl std::str::FromStr for VariantId {
     }
 }
 
+/// Largest variant spec file read (a spec is a few KiB).
+pub const MAX_SPEC_BYTES: u64 = 1 << 20;
+
 impl Variant {
     /// The compiled built-in variant (compiled once, then shared).
     pub fn builtin(id: VariantId) -> &'static Variant {
@@ -82,8 +85,18 @@ impl Variant {
 
     /// Reads, checks and compiles a spec file; the variant lives for the rest of the program.
     pub fn from_spec_file(path: &std::path::Path) -> Result<&'static Variant, SpecError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| SpecError::Io(format!("{}: {e}", path.display())))?;
+        use std::io::Read;
+        // The caller names the file (`variant file <path>: ...`).
+        let io = |e: std::io::Error| SpecError::Io(e.to_string());
+        let file = std::fs::File::open(path).map_err(io)?;
+        let mut bytes = Vec::new();
+        file.take(MAX_SPEC_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
+        if bytes.len() as u64 > MAX_SPEC_BYTES {
+            return Err(SpecError::Io(format!(
+                "larger than {MAX_SPEC_BYTES} bytes: not a variant spec"
+            )));
+        }
+        let text = String::from_utf8(bytes).map_err(|_| SpecError::Io("not UTF-8 text".into()))?;
         Variant::from_spec_text(&text)
     }
 
@@ -91,8 +104,15 @@ impl Variant {
     pub fn from_spec_text(text: &str) -> Result<&'static Variant, SpecError> {
         let spec = VariantSpec::parse(text)?;
         let v: &'static Variant = Box::leak(Box::new(Variant::compile(&spec)?));
-        crate::Position::from_fen(v, &v.start_fen)
+        let start = crate::Position::from_fen(v, &v.start_fen)
             .map_err(|e| SpecError::StartFen(e.to_string()))?;
+        if let Some(o) = crate::Game::new(start).outcome() {
+            return Err(SpecError::StartFen(format!(
+                "the game is over before the first move ({}, {})",
+                o.reason.name(),
+                o.winner_name()
+            )));
+        }
         Ok(v)
     }
 }

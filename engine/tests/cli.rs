@@ -141,10 +141,24 @@ fn uci_session_reports_errors_and_stays_up() {
         .unwrap();
     let input = "uci\nsetoption name UCI_Variant value gorogoroplus\nposition startpos moves b3b4\n\
                  frobnicate\nposition fen 5/5 w\nposition startpos moves a1a6\nsetoption name UCI_Variant value chess\n\
-                 position startpos moves b3b4\nd\ngo perft 2\nisready\nquit\n";
-    child.stdin.as_mut().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+                 position startpos moves b3b4\nd\ngo perft 2\n";
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    // `go perft` runs beside the input loop: wait for its total before `isready`.
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut text = String::new();
+    while !text.contains("Nodes searched:") {
+        let mut line = String::new();
+        if std::io::BufRead::read_line(&mut stdout, &mut line).unwrap() == 0 {
+            break;
+        }
+        text += &line;
+    }
+    stdin.write_all(b"isready\nquit\n").unwrap();
+    drop(stdin);
+    std::io::Read::read_to_string(&mut stdout, &mut text).unwrap();
+    child.wait().unwrap();
     assert!(text.contains("option name UCI_Variant type combo"));
     assert!(text.contains("var shinobiplus") && text.contains("var minishogi"));
     assert!(text.contains("uciok"));

@@ -181,7 +181,8 @@ pub fn threads(t: Option<usize>) -> usize {
 fn net_for(nets: &[PathBuf], variant: &str, strict: bool) -> Result<Option<NetRef>> {
     let mut found = None;
     for path in nets {
-        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let bytes = kage_engine::nnue::read_file(path)
+            .with_context(|| format!("loading network {}", path.display()))?;
         let net = kage_engine::nnue::Network::load(&bytes)
             .with_context(|| format!("loading network {}", path.display()))?;
         if net.header().variant == variant {

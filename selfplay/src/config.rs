@@ -11,6 +11,9 @@ use crate::error::SelfplayError;
 /// same config produce different games (it is part of the config, hence of the hash).
 pub const GENERATOR_VERSION: u32 = 1;
 
+/// Largest integer a config holds (TOML integers are 64-bit signed).
+pub const MAX_TOML_INT: u64 = i64::MAX as u64;
+
 /// How much each search may do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -182,8 +185,17 @@ impl GenConfig {
         if self.games == 0 {
             return bad("games must be at least 1".into());
         }
+        // The run file and data file headers are TOML, whose integers are 64-bit signed.
+        for (what, v) in [("games", self.games), ("seed", self.seed)] {
+            if v > MAX_TOML_INT {
+                return bad(format!("{what} {v} is above {MAX_TOML_INT}"));
+            }
+        }
         match self.budget {
             Budget::Nodes(0) => return bad("nodes must be at least 1".into()),
+            Budget::Nodes(n) if n > MAX_TOML_INT => {
+                return bad(format!("nodes {n} is above {MAX_TOML_INT}"));
+            }
             Budget::Depth(0) => return bad("depth must be at least 1".into()),
             Budget::Depth(d) if d > 64 => return bad(format!("depth {d} is above 64")),
             _ => {}
@@ -294,6 +306,14 @@ mod tests {
         assert!(GenConfig::new("chess9", 10, 3, Budget::Nodes(5)).validated().is_err());
         assert!(GenConfig::new("minishogi", 0, 3, Budget::Nodes(5)).validated().is_err());
         assert!(GenConfig::new("minishogi", 1, 3, Budget::Depth(0)).validated().is_err());
+        // Values TOML cannot hold are refused here, not found when the run file is written.
+        let big = MAX_TOML_INT + 1;
+        assert!(GenConfig::new("minishogi", 1, big, Budget::Nodes(5)).validated().is_err());
+        assert!(GenConfig::new("minishogi", big, 3, Budget::Nodes(5)).validated().is_err());
+        assert!(GenConfig::new("minishogi", 1, 3, Budget::Nodes(big)).validated().is_err());
+        let edge = GenConfig::new("minishogi", MAX_TOML_INT, MAX_TOML_INT, Budget::Nodes(5));
+        let edge = edge.validated().unwrap();
+        assert_eq!(GenConfig::from_toml(&edge.to_toml()).unwrap(), edge);
     }
 
     #[test]

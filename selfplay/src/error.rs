@@ -29,15 +29,16 @@ pub enum SelfplayError {
     #[error("cannot pack position: {0}")]
     Compact(#[from] kage_data::CompactError),
     /// A file system failure outside the data crate.
-    #[error("{}: {op}: {source}", path.display())]
+    // `cause` is in the message, so it is not also the error's `source()` (which would
+    // print it twice in a `{:#}` chain).
+    #[error("{}: {op}: {cause}", path.display())]
     Io {
         /// File concerned.
         path: PathBuf,
         /// What was being done.
         op: &'static str,
         /// Underlying error.
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// A game record that does not replay.
     #[error("game {game}: {reason}")]
@@ -60,7 +61,7 @@ pub enum SelfplayError {
 
 impl SelfplayError {
     pub(crate) fn io(path: &std::path::Path, op: &'static str, source: std::io::Error) -> Self {
-        SelfplayError::Io { path: path.to_path_buf(), op, source }
+        SelfplayError::Io { path: path.to_path_buf(), op, cause: source }
     }
 }
 

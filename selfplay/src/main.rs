@@ -85,6 +85,9 @@ fn run_generate(args: &cli::GenerateArgs) -> Result<ExitCode> {
         let report = generate(&cfg, &opts)
             .with_context(|| format!("self-play of {variant} into {}", args.out.display()))?;
         let dir = report.dir.display();
+        for r in &report.repairs {
+            eprintln!("{variant}: {dir}: {r}");
+        }
         match report.status {
             RunStatus::Complete | RunStatus::AlreadyComplete => {
                 let note = if report.status == RunStatus::AlreadyComplete {

@@ -124,7 +124,8 @@ pub fn factory_for(
         None => Evaluator::HandCrafted,
         Some(net) => {
             let path = std::path::Path::new(&net.path);
-            let bytes = std::fs::read(path).map_err(|e| SelfplayError::io(path, "read", e))?;
+            let bytes = kage_engine::nnue::read_file(path)
+                .map_err(|e| SelfplayError::Net(format!("{}: {e}", net.path)))?;
             if file_hash(&bytes) != net.hash {
                 return Err(SelfplayError::Net(format!(
                     "{}: the file changed since the run was configured (hash {} != {})",
@@ -143,6 +144,14 @@ pub fn factory_for(
     Ok(match cfg.player {
         PlayerKind::Search => std::sync::Arc::new(move || {
             let mut p = SearchPlayer::new(hash_mb, budget);
+            // A smaller table would change the games: refuse rather than play other ones.
+            let got = p.searcher_mut().hash_mb();
+            if got < hash_mb {
+                return Err(SelfplayError::Config(format!(
+                    "cannot allocate {hash_mb} MiB of hash for a worker thread (this machine \
+                     gave {got} MiB); use a smaller --hash or fewer --threads"
+                )));
+            }
             p.searcher_mut().set_evaluator(evaluator.clone());
             Ok(Box::new(p) as Box<dyn Player>)
         }),

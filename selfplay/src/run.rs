@@ -87,6 +87,9 @@ pub struct RunReport {
     pub game_time: Duration,
     /// Wall-clock time of this invocation.
     pub wall: Duration,
+    /// Damaged batch files found and removed (their batches were played again), and other
+    /// repairs made to the directory.
+    pub repairs: Vec<String>,
 }
 
 /// The directory of a run: `<out>/<variant>` or `<out>/<variant>/shard-IIII-of-NNNN`.
@@ -121,7 +124,8 @@ fn claim_dir(dir: &Path, cfg: &GenConfig, shard: Shard) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| SelfplayError::io(dir, "create directory", e))?;
     let path = dir.join("run.toml");
     let want = RunFile { shard, config: cfg.clone() };
-    let text = toml::to_string(&want).expect("run file serialises");
+    let text = toml::to_string(&want)
+        .map_err(|e| SelfplayError::Config(format!("the run file cannot hold this config: {e}")))?;
     match std::fs::read_to_string(&path) {
         Ok(existing) => {
             let same = toml::from_str::<RunFile>(&existing).is_ok_and(|f| f == want);
@@ -164,17 +168,47 @@ fn progress_bar(len: u64, done: u64, variant: &str, show: bool) -> ProgressBar {
     pb
 }
 
+/// Games played per call of the driver: slots are made for this many at a time, so that
+/// the memory of a run does not grow with its number of games.
+const WINDOW_GAMES: usize = 1 << 16;
+
+/// Holds the run directory's lock file (`lock`, an advisory lock the system drops when the
+/// process ends, however it ends).
+struct DirLock {
+    _file: std::fs::File,
+}
+
+fn lock_dir(dir: &Path) -> Result<DirLock> {
+    let path = dir.join("lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| SelfplayError::io(&path, "open", e))?;
+    match file.try_lock() {
+        Ok(()) => Ok(DirLock { _file: file }),
+        Err(std::fs::TryLockError::WouldBlock) => Err(SelfplayError::Config(format!(
+            "{} is in use by another kage-selfplay run; wait for it or use another --out",
+            dir.display()
+        ))),
+        Err(std::fs::TryLockError::Error(e)) => Err(SelfplayError::io(&path, "lock", e)),
+    }
+}
+
 /// Generates (or resumes, or finds finished) the run of `cfg` for `opts.shard`.
 pub fn generate(cfg: &GenConfig, opts: &RunOptions) -> Result<RunReport> {
     let started = Instant::now();
     let variant: &'static Variant = Variant::by_name(&cfg.variant)
         .map_err(|e| SelfplayError::Config(format!("variant {:?}: {e}", cfg.variant)))?;
     let dir = run_dir(&opts.out, &cfg.variant, opts.shard);
+    std::fs::create_dir_all(&dir).map_err(|e| SelfplayError::io(&dir, "create directory", e))?;
+    let _lock = lock_dir(&dir)?;
     claim_dir(&dir, cfg, opts.shard)?;
     let parts = dir.join("parts");
-    let games: Vec<u64> = opts.shard.games(cfg.games).collect();
-    let bsize = cfg.batch_size as usize;
-    let batches_total = games.len().div_ceil(bsize) as u64;
+    let shard_games = opts.shard.len(cfg.games);
+    let bsize = cfg.batch_size;
+    let batches_total = shard_games.div_ceil(bsize);
     let mut report = RunReport {
         dir: dir.clone(),
         status: RunStatus::Complete,
@@ -186,60 +220,68 @@ pub fn generate(cfg: &GenConfig, opts: &RunOptions) -> Result<RunReport> {
         search_time: Duration::ZERO,
         game_time: Duration::ZERO,
         wall: Duration::ZERO,
+        repairs: Vec::new(),
     };
-    if dir.join("games.kdata").exists() {
-        remove_dir(&parts)?;
-        report.status = RunStatus::AlreadyComplete;
-        report.batches_done = batches_total;
-        report.stats = final_stats(&dir)?;
-        report.wall = started.elapsed();
-        return Ok(report);
-    }
-    let gdir = PartDir::open(parts.join("games"))?;
-    let pdir = PartDir::open(parts.join("positions"))?;
-    let have = |d: &PartDir| d.parts().iter().map(|(i, _)| *i).collect::<HashSet<_>>();
-    let (gh, ph) = (have(&gdir), have(&pdir));
-    let done: HashSet<u64> =
-        (0..batches_total).filter(|b| gh.contains(b) && ph.contains(b)).collect();
-    let slots: Vec<Slot> = games
-        .iter()
-        .enumerate()
-        .map(|(k, &g)| Slot { game: g, group: (k / bsize) as u64 })
-        .filter(|s| !done.contains(&s.group))
-        .collect();
     let game_header = header(cfg, RecordKind::Game)?;
     let pos_header = header(cfg, RecordKind::Position)?;
-    let pb = progress_bar(
-        games.len() as u64,
-        (games.len() - slots.len()) as u64,
-        &cfg.variant,
-        opts.progress,
-    );
-    let mut pending: BTreeMap<u64, Vec<Option<GameOutput>>> = BTreeMap::new();
+    if dir.join("games.kdata").exists() {
+        return finished(&dir, &parts, cfg, opts, report, started);
+    }
+    let mut gdir = PartDir::open(parts.join("games"))?;
+    let mut pdir = PartDir::open(parts.join("positions"))?;
+    report.repairs = discard_damaged_parts(&parts, &mut gdir, &mut pdir)?;
+    let have = |d: &PartDir| d.parts().iter().map(|(i, _)| *i).collect::<HashSet<_>>();
+    let (gh, ph) = (have(&gdir), have(&pdir));
+    let done: HashSet<u64> = gh.intersection(&ph).copied().filter(|&b| b < batches_total).collect();
+    let games_done: u64 = done.iter().map(|&b| (shard_games - b * bsize).min(bsize)).sum();
+    let pb = progress_bar(shard_games, games_done, &cfg.variant, opts.progress);
     let mut batches_done = done.len() as u64;
-    let mut on_game = |i: usize, out: GameOutput| -> Result<()> {
-        let slot = slots[i];
-        let first = slots.partition_point(|s| s.group < slot.group);
-        let len = slots[first..].iter().take_while(|s| s.group == slot.group).count();
-        report.games_played += 1;
-        report.positions_played += out.positions.len() as u64;
-        report.search_time += Duration::from_nanos(out.search_ns);
-        report.game_time += Duration::from_nanos(out.total_ns);
-        report.stats.add(&out.record, out.positions.len() as u64);
-        pb.inc(1);
-        pb.set_message(format!("{} positions", report.positions_played));
-        let entry = pending.entry(slot.group).or_insert_with(|| vec![None; len]);
-        entry[i - first] = Some(out);
-        if entry.iter().all(Option::is_some) {
-            let outs: Vec<GameOutput> =
-                pending.remove(&slot.group).into_iter().flatten().flatten().collect();
-            write_batch(&parts, slot.group, &game_header, &pos_header, &outs)?;
-            batches_done += 1;
+    let mut next_batch = 0u64;
+    let res = loop {
+        // The next window: whole batches not yet done, about WINDOW_GAMES games.
+        let mut slots: Vec<Slot> = Vec::new();
+        while next_batch < batches_total && slots.len() < WINDOW_GAMES {
+            let b = next_batch;
+            next_batch += 1;
+            if done.contains(&b) {
+                continue;
+            }
+            for k in b * bsize..((b + 1) * bsize).min(shard_games) {
+                let game = u64::from(opts.shard.index) + k * u64::from(opts.shard.count);
+                slots.push(Slot { game, group: b });
+            }
         }
-        Ok(())
+        if slots.is_empty() || stopped(opts.stop) {
+            break Ok(());
+        }
+        let mut pending: BTreeMap<u64, Vec<Option<GameOutput>>> = BTreeMap::new();
+        let mut on_game = |i: usize, out: GameOutput| -> Result<()> {
+            let slot = slots[i];
+            let first = slots.partition_point(|s| s.group < slot.group);
+            let len = slots[first..].iter().take_while(|s| s.group == slot.group).count();
+            report.games_played += 1;
+            report.positions_played += out.positions.len() as u64;
+            report.search_time += Duration::from_nanos(out.search_ns);
+            report.game_time += Duration::from_nanos(out.total_ns);
+            report.stats.add(&out.record, out.positions.len() as u64);
+            pb.inc(1);
+            pb.set_message(format!("{} positions", report.positions_played));
+            let entry = pending.entry(slot.group).or_insert_with(|| vec![None; len]);
+            entry[i - first] = Some(out);
+            if entry.iter().all(Option::is_some) {
+                let outs: Vec<GameOutput> =
+                    pending.remove(&slot.group).into_iter().flatten().flatten().collect();
+                write_batch(&parts, slot.group, &game_header, &pos_header, &outs)?;
+                batches_done += 1;
+            }
+            Ok(())
+        };
+        let r =
+            play_games(cfg, variant, &slots, opts.threads, &opts.factory, opts.stop, &mut on_game);
+        if r.is_err() {
+            break r;
+        }
     };
-    let res =
-        play_games(cfg, variant, &slots, opts.threads, &opts.factory, opts.stop, &mut on_game);
     pb.finish_and_clear();
     res?;
     report.batches_done = batches_done;
@@ -248,11 +290,96 @@ pub fn generate(cfg: &GenConfig, opts: &RunOptions) -> Result<RunReport> {
         report.status = RunStatus::Interrupted;
         return Ok(report);
     }
-    report.stats = join_parts(&dir, &parts, batches_total, &game_header, &pos_header)?;
+    report.stats = match join_parts(&dir, &parts, batches_total, &game_header, &pos_header) {
+        Ok(stats) => stats,
+        Err(e) => {
+            for name in ["positions.kdata", "games.kdata"] {
+                let _ = std::fs::remove_file(kage_data::tmp_path(&dir.join(name)));
+            }
+            return Err(e);
+        }
+    };
     write_summary(&dir, cfg, opts, &report)?;
     remove_dir(&parts)?;
     report.wall = started.elapsed();
     Ok(report)
+}
+
+/// A run whose `games.kdata` exists: checks both final files, rewrites a missing
+/// `summary.json` and removes what an interrupted finish left behind.
+fn finished(
+    dir: &Path,
+    parts: &Path,
+    cfg: &GenConfig,
+    opts: &RunOptions,
+    mut report: RunReport,
+    started: Instant,
+) -> Result<RunReport> {
+    if !dir.join("positions.kdata").exists() {
+        return Err(SelfplayError::Damaged(format!(
+            "{}: games.kdata is there but positions.kdata is missing; delete games.kdata to \
+             generate the run again",
+            dir.display()
+        )));
+    }
+    report.stats = final_stats(dir).map_err(|e| {
+        SelfplayError::Damaged(format!(
+            "{}: the finished run's files are damaged ({e}); delete games.kdata and \
+             positions.kdata (or salvage them with `kage-data repair`) to generate the run again",
+            dir.display()
+        ))
+    })?;
+    remove_dir(parts)?;
+    report.status = RunStatus::AlreadyComplete;
+    report.batches_done = report.batches_total;
+    let summary = dir.join("summary.json");
+    if !summary.exists() {
+        write_summary(dir, cfg, opts, &report)?;
+        report.repairs.push("summary.json was missing: written again".into());
+    }
+    let stray = summary.with_extension("tmp");
+    if stray.exists() {
+        std::fs::remove_file(&stray).map_err(|e| SelfplayError::io(&stray, "remove", e))?;
+    }
+    report.wall = started.elapsed();
+    Ok(report)
+}
+
+/// Reads every part; a damaged one is removed with its twin so that the batch is played
+/// again. Returns what was removed and why.
+fn discard_damaged_parts(
+    parts: &Path,
+    gdir: &mut PartDir,
+    pdir: &mut PartDir,
+) -> Result<Vec<String>> {
+    let mut bad = Vec::new();
+    for (b, path) in gdir.parts() {
+        if let Err(e) = read_file::<GameRecord>(path) {
+            bad.push((*b, e.to_string()));
+        }
+    }
+    for (b, path) in pdir.parts() {
+        if let Err(e) = read_file::<PositionRecord>(path) {
+            bad.push((*b, e.to_string()));
+        }
+    }
+    let mut repairs = Vec::new();
+    for (b, why) in bad {
+        for kind in ["games", "positions"] {
+            let p = part_path(&parts.join(kind), b);
+            match std::fs::remove_file(&p) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(SelfplayError::io(&p, "remove", e)),
+            }
+        }
+        repairs.push(format!("batch {b} was damaged ({why}): played again"));
+    }
+    if !repairs.is_empty() {
+        *gdir = PartDir::open(parts.join("games"))?;
+        *pdir = PartDir::open(parts.join("positions"))?;
+    }
+    Ok(repairs)
 }
 
 fn write_batch(
@@ -316,7 +443,7 @@ fn join_parts(
     Ok(stats)
 }
 
-/// Statistics of a finished run directory, read from its files.
+/// Statistics of a finished run directory, read from its files; a damaged file is an error.
 pub fn final_stats(dir: &Path) -> Result<GameStats> {
     let mut stats = GameStats::default();
     let mut r = Reader::<GameRecord>::open(dir.join("games.kdata"))?;
@@ -325,9 +452,15 @@ pub fn final_stats(dir: &Path) -> Result<GameStats> {
             stats.add(g, 0);
         }
     }
+    if let Some(d) = r.damage().first() {
+        return Err(SelfplayError::Damaged(d.to_string()));
+    }
     let mut r = Reader::<PositionRecord>::open(dir.join("positions.kdata"))?;
     while let Some(chunk) = r.next_chunk()? {
         stats.positions += chunk.len() as u64;
+    }
+    if let Some(d) = r.damage().first() {
+        return Err(SelfplayError::Damaged(d.to_string()));
     }
     Ok(stats)
 }

@@ -16,12 +16,12 @@ const PREAMBLE: usize = 28;
 #[derive(Debug, Error)]
 pub enum CheckpointError {
     /// I/O failure.
-    #[error("checkpoint {path}: {source}")]
+    #[error("checkpoint {path}: {cause}")]
     Io {
         /// File.
         path: String,
         /// Cause.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// Not a checkpoint, wrong version, truncated or corrupt.
     #[error("checkpoint {path} is unusable: {reason}")]
@@ -236,13 +236,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// Saves a checkpoint atomically.
 pub fn save(path: &Path, state: &CheckpointState) -> Result<(), CheckpointError> {
     write_atomic(path, &encode(state))
-        .map_err(|source| CheckpointError::Io { path: path.display().to_string(), source })
+        .map_err(|cause| CheckpointError::Io { path: path.display().to_string(), cause })
 }
 
 /// Loads and validates a checkpoint.
 pub fn load(path: &Path) -> Result<CheckpointState, CheckpointError> {
     let p = path.display().to_string();
     let bytes =
-        std::fs::read(path).map_err(|source| CheckpointError::Io { path: p.clone(), source })?;
+        std::fs::read(path).map_err(|cause| CheckpointError::Io { path: p.clone(), cause })?;
     decode(&bytes).map_err(|reason| CheckpointError::Invalid { path: p, reason })
 }

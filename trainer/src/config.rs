@@ -94,6 +94,10 @@ pub struct TrainConfig {
     pub threads: usize,
     /// How position records become features (`fast` or `position`).
     pub decode: crate::files::DecodeMode,
+    /// Train on what is left of data files with damaged chunks (dropped with a warning)
+    /// instead of refusing them. Written to the TOML only when set.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub allow_damaged: bool,
 }
 
 impl Default for TrainConfig {
@@ -125,6 +129,7 @@ impl Default for TrainConfig {
             filter: FilterConfig::default(),
             threads: 0,
             decode: crate::files::DecodeMode::Fast,
+            allow_damaged: false,
         }
     }
 }
@@ -147,6 +152,11 @@ pub enum ConfigError {
     #[error("writing config TOML: {0}")]
     Write(#[from] toml::ser::Error),
 }
+
+/// Smallest accepted `scale` (centipawns per logit).
+pub const MIN_SCALE: f64 = 1.0;
+/// Largest accepted `scale`.
+pub const MAX_SCALE: f64 = 1e6;
 
 fn invalid(field: &'static str, reason: impl Into<String>) -> ConfigError {
     ConfigError::Invalid { field, reason: reason.into() }
@@ -198,7 +208,18 @@ impl TrainConfig {
         if !(1..=1 << 20).contains(&self.batch_size) {
             return Err(invalid("batch_size", "must be in 1..=1048576"));
         }
-        let positive = [("lr", self.lr), ("scale", self.scale), ("eps", self.eps)];
+        // Scores are divided by `scale`: a tiny one turns every target into 0 or 1 and the
+        // loss into NaN; the exported net stores it as an integer.
+        if !(self.scale.is_finite() && (MIN_SCALE..=MAX_SCALE).contains(&self.scale)) {
+            return Err(invalid(
+                "scale",
+                format!(
+                    "must be in {MIN_SCALE}..={MAX_SCALE} (centipawns per logit), got {}",
+                    self.scale
+                ),
+            ));
+        }
+        let positive = [("lr", self.lr), ("eps", self.eps)];
         for (field, v) in positive {
             if !(v.is_finite() && v > 0.0) {
                 return Err(invalid(field, format!("must be a positive number, got {v}")));
@@ -215,6 +236,12 @@ impl TrainConfig {
             if !(0.0..=1.0).contains(&v) {
                 return Err(invalid(field, format!("must be in [0, 1], got {v}")));
             }
+        }
+        if self.val_fraction >= 1.0 && self.val_data.is_empty() {
+            return Err(invalid(
+                "val_fraction",
+                "must be below 1 (1 holds out every position and leaves none to train on)",
+            ));
         }
         if !(self.weight_decay.is_finite() && self.weight_decay >= 0.0) {
             return Err(invalid("weight_decay", "must be >= 0"));

@@ -18,12 +18,12 @@ pub enum TrainError {
     #[error(transparent)]
     Net(#[from] kage_engine::nnue::NetError),
     /// File-system failure.
-    #[error("{path}: {source}")]
+    #[error("{path}: {cause}")]
     Io {
         /// Path involved.
         path: String,
         /// Cause.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// The loader thread reported an error.
     #[error("data loader: {0}")]
@@ -34,6 +34,9 @@ pub enum TrainError {
     /// The output directory already holds a run.
     #[error("{0} already holds a training run (use --resume to continue it, or another --out)")]
     RunExists(String),
+    /// Training cannot go on: no positions to train on, or a loss that is not finite.
+    #[error("{0}")]
+    NoData(String),
     /// A resumed run does not match its checkpoint.
     #[error("cannot resume: {0}")]
     Resume(String),
@@ -41,5 +44,5 @@ pub enum TrainError {
 
 /// Attaches a path to an I/O error.
 pub fn io_err(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
-    move |source| TrainError::Io { path: path.display().to_string(), source }
+    move |source| TrainError::Io { path: path.display().to_string(), cause: source }
 }

@@ -279,6 +279,7 @@ pub struct FileDataset {
     variant: &'static Variant,
     files: Vec<PathBuf>,
     mode: DecodeMode,
+    allow_damaged: bool,
 }
 
 impl FileDataset {
@@ -293,7 +294,43 @@ impl FileDataset {
             variant: variant(variant_name)?,
             files: files.to_vec(),
             mode,
+            allow_damaged: false,
         })
+    }
+
+    /// Whether files with damaged chunks are read (what is left of them, with a warning on
+    /// standard error) instead of being an error.
+    pub fn allow_damaged(mut self, allow: bool) -> FileDataset {
+        self.allow_damaged = allow;
+        self
+    }
+}
+
+/// After a file was read to its end: its damage, as an error unless `allow` (then as a
+/// warning on standard error).
+fn check_damage(reader: &Reader<PositionRecord>, path: &str, allow: bool) -> Result<(), DataError> {
+    let damage = reader.damage();
+    let Some(first) = damage.first() else { return Ok(()) };
+    let lost = match reader.declared_records() {
+        Some(total) if total > reader.records_read() => {
+            format!("{} of {total} records lost", total - reader.records_read())
+        }
+        _ => format!("{} records read", reader.records_read()),
+    };
+    let what = format!(
+        "{path}: {} damaged region(s), {} bytes skipped ({lost}); first: {}",
+        damage.len(),
+        reader.damaged_bytes(),
+        first.reason
+    );
+    if allow {
+        eprintln!("kage-train: warning: {what}; training on the rest (--allow-damaged)");
+        Ok(())
+    } else {
+        Err(DataError::Other(format!(
+            "{what}; refusing to train on part of the data: pass --allow-damaged to accept the \
+             loss, or salvage the file with `kage-data repair`"
+        )))
     }
 }
 
@@ -302,8 +339,9 @@ pub fn open_files(
     space: &FeatureSpace,
     files: &[PathBuf],
     mode: DecodeMode,
+    allow_damaged: bool,
 ) -> Result<Arc<dyn Dataset>, TrainError> {
-    Ok(Arc::new(FileDataset::new(&space.variant, files, mode)?))
+    Ok(Arc::new(FileDataset::new(&space.variant, files, mode)?.allow_damaged(allow_damaged)))
 }
 
 struct FileSource {
@@ -322,17 +360,20 @@ impl FileSource {
                 let Some(path) = self.data.files.get(self.next_file) else { return Ok(None) };
                 self.next_file += 1;
                 let shown = path.display().to_string();
+                // The data crate's errors name the file already.
                 let r = Reader::<PositionRecord>::open_variant(path, &self.data.variant_name)
-                    .map_err(|e| DataError::Other(format!("{shown}: {e}")))?;
+                    .map_err(|e| DataError::Other(e.to_string()))?;
                 self.reader = Some((r, shown, 0));
             }
             let Some((reader, path, _)) = self.reader.as_mut() else { continue };
-            let chunk =
-                reader.next_chunk().map_err(|e| DataError::Other(format!("{path}: {e}")))?;
+            let chunk = reader.next_chunk().map_err(|e| DataError::Other(e.to_string()))?;
             match chunk {
                 Some(records) if !records.is_empty() => return Ok(Some(records)),
                 Some(_) => {}
-                None => self.reader = None,
+                None => {
+                    check_damage(reader, path, self.data.allow_damaged)?;
+                    self.reader = None;
+                }
             }
         }
     }

@@ -9,6 +9,7 @@ pub mod batch;
 pub mod bench;
 pub mod checkpoint;
 pub mod config;
+pub mod data_identity;
 pub mod error;
 pub mod export;
 pub mod files;

@@ -183,6 +183,9 @@ struct TrainArgs {
     /// How records become features: fast (compact fields) or position (engine FEN parser).
     #[arg(long, value_enum)]
     decode: Option<kage_train::files::DecodeMode>,
+    /// Train on what is left of data files with damaged chunks (default: refuse them).
+    #[arg(long)]
+    allow_damaged: bool,
     /// Hide progress bars.
     #[arg(long)]
     quiet: bool,
@@ -228,6 +231,9 @@ fn resolve_config(a: &TrainArgs) -> Result<TrainConfig> {
     }
     if a.keep_noisy {
         cfg.filter.skip_noisy = false;
+    }
+    if a.allow_damaged {
+        cfg.allow_damaged = true;
     }
     if a.variant.is_none() && a.config.is_none() {
         bail!("--variant is required (or give --config)");
@@ -340,7 +346,7 @@ fn run_bench(a: BenchArgs) -> Result<()> {
     }
     if !a.data.is_empty() {
         let space = kage_train::files::feature_space(&a.variant)?;
-        let data = kage_train::files::open_files(&space, &a.data, a.decode)?;
+        let data = kage_train::files::open_files(&space, &a.data, a.decode, false)?;
         let mut n = 0u64;
         let mut src = data.open()?;
         let mut blocks = kage_train::BlockList::default();
@@ -439,8 +445,8 @@ fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Inspect { net }) => {
-            let bytes =
-                std::fs::read(&net).with_context(|| format!("reading {}", net.display()))?;
+            let bytes = kage_engine::nnue::read_file(&net)
+                .with_context(|| format!("reading {}", net.display()))?;
             let net_v = kage_engine::nnue::Network::load(&bytes)
                 .with_context(|| format!("loading network {}", net.display()))?;
             print!("{}", inspect::report(&net_v));

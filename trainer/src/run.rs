@@ -2,6 +2,7 @@
 
 use crate::checkpoint::{self, CheckpointState};
 use crate::config::TrainConfig;
+use crate::data_identity::DataIdentity;
 use crate::error::{TrainError, io_err};
 use crate::export::{ExportInfo, quantise};
 use crate::loader::{EpochLoader, LoaderConfig, LoaderMsg, keep};
@@ -79,7 +80,7 @@ pub fn run_id(config_toml: &str) -> String {
 fn open_dataset(cfg: &TrainConfig, space: &FeatureSpace) -> Result<Arc<dyn Dataset>, TrainError> {
     match &cfg.synthetic {
         Some(s) => Ok(Arc::new(SyntheticDataset::new(s.clone()))),
-        None => crate::files::open_files(space, &cfg.data, cfg.decode),
+        None => crate::files::open_files(space, &cfg.data, cfg.decode, cfg.allow_damaged),
     }
 }
 
@@ -87,7 +88,7 @@ fn load_val_files(cfg: &TrainConfig, space: &FeatureSpace) -> Result<Vec<Sample>
     if cfg.val_data.is_empty() {
         return Ok(Vec::new());
     }
-    let ds = crate::files::open_files(space, &cfg.val_data, cfg.decode)?;
+    let ds = crate::files::open_files(space, &cfg.val_data, cfg.decode, cfg.allow_damaged)?;
     let mut src = ds.open()?;
     let mut out = Vec::new();
     while let Some(s) = src.next_sample()? {
@@ -96,6 +97,14 @@ fn load_val_files(cfg: &TrainConfig, space: &FeatureSpace) -> Result<Vec<Sample>
         }
     }
     Ok(out)
+}
+
+/// The training and validation files of a run (none for synthetic data).
+fn data_files(cfg: &TrainConfig) -> Vec<PathBuf> {
+    if cfg.synthetic.is_some() {
+        return Vec::new();
+    }
+    cfg.data.iter().chain(&cfg.val_data).cloned().collect()
 }
 
 fn write(path: &Path, text: &str) -> Result<(), TrainError> {
@@ -110,6 +119,7 @@ pub fn run(cfg: TrainConfig, dir: &Path, opts: RunOptions) -> Result<RunSummary,
         return Err(TrainError::RunExists(dir.display().to_string()));
     }
     std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    DataIdentity::of(&data_files(&cfg))?.save(dir)?;
     let trainer = Trainer::new(cfg, space.num_features);
     drive(trainer, &space, dir, opts)
 }
@@ -130,6 +140,14 @@ pub fn resume(dir: &Path, epochs: Option<u32>, opts: RunOptions) -> Result<RunSu
     if let Some(e) = epochs {
         cfg.epochs = e;
         cfg.validate()?;
+    }
+    if let Some(then) = DataIdentity::load(dir)? {
+        let now = DataIdentity::of(&data_files(&cfg))?;
+        if let Some(why) = then.differs(&now) {
+            return Err(TrainError::Resume(format!(
+                "{why}; resuming would train on other data: restore it, or start a new run"
+            )));
+        }
     }
     let space = space::resolve(&cfg)?;
     let p = &state.params;
@@ -209,6 +227,17 @@ fn drive(
         };
         let secs = start.elapsed().as_secs_f64();
         bar.finish_and_clear();
+        if positions == 0 {
+            return Err(TrainError::NoData(format!(
+                "epoch {} had no training positions: the data is empty, or the filters \
+                 (min_ply {}, max_abs_score {}, in-check and noisy skips) and val_fraction {} \
+                 leave none; no network written",
+                epoch + 1,
+                cfg.filter.min_ply,
+                cfg.filter.max_abs_score,
+                loader_cfg.val_fraction
+            )));
+        }
         if !have_val_files && val.is_empty() {
             val = held;
         }
@@ -220,6 +249,13 @@ fn drive(
             lr,
             positions,
         };
+        if !m.train_loss.is_finite() {
+            return Err(TrainError::NoData(format!(
+                "epoch {}: the training loss is {} (diverged); no network written and the last \
+                 checkpoint kept",
+                m.epoch, m.train_loss
+            )));
+        }
         if opts.progress {
             eprintln!(
                 "epoch {:>3}/{}: train {:.6} val {:.6} lr {:.2e} {:.0} pos/s ({} positions)",

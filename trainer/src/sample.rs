@@ -46,12 +46,12 @@ pub struct Sample {
 #[derive(Debug, Error)]
 pub enum DataError {
     /// I/O failure.
-    #[error("reading {path}: {source}")]
+    #[error("reading {path}: {cause}")]
     Io {
         /// File being read.
         path: String,
         /// Cause.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// A record could not be decoded.
     #[error("bad training record in {path} at record {index}: {reason}")]

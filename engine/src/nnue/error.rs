@@ -64,6 +64,9 @@ pub enum NetError {
         /// Feature count recorded in the file.
         found_features: u32,
     },
+    /// The file could not be read, or is larger than the format allows.
+    #[error("{0}")]
+    Io(String),
     /// Parts handed to [`crate::nnue::Network::from_parts`] are inconsistent.
     #[error("invalid network parts: {0}")]
     Invalid(String),

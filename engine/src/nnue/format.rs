@@ -33,6 +33,42 @@ pub const FORMAT_VERSION: u32 = 1;
 const PREAMBLE: usize = 28;
 const MAX_CONFIG_LEN: u32 = 1 << 20;
 
+/// Largest body the format allows: the strings, the config and the weights of a network of
+/// the largest dimensions [`check_dims`] accepts.
+const MAX_BODY: u64 = {
+    use super::network::{MAX_FEATURES, MAX_FT_SIZE, MAX_HEAD_SIZE};
+    let (f, h, k) = (MAX_FEATURES as u64, MAX_FT_SIZE as u64, MAX_HEAD_SIZE as u64);
+    let strings = 3 * (2 + u16::MAX as u64) + 4 + MAX_CONFIG_LEN as u64 + 64;
+    strings + 2 * f * h + 2 * h + k * 2 * h + 4 * k + 2 * k + 4
+};
+
+/// Reads a network file, never more than its preamble declares (and the format allows): a
+/// file that is not a network (`/dev/zero`, say) is refused after its first bytes.
+pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>, NetError> {
+    use std::io::Read;
+    // The caller names the file.
+    let io = |e: std::io::Error| NetError::Io(e.to_string());
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let mut bytes = Vec::with_capacity(PREAMBLE);
+    (&mut file).take(PREAMBLE as u64).read_to_end(&mut bytes).map_err(io)?;
+    let head = &bytes[..bytes.len().min(8)];
+    if head != &MAGIC[..head.len()] {
+        return Err(NetError::BadMagic { found: head.to_vec() });
+    }
+    if bytes.len() < PREAMBLE {
+        return decode(&bytes).map(|_| bytes); // reports what is truncated
+    }
+    let body_len = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
+    if body_len > MAX_BODY {
+        return Err(NetError::Corrupt(format!(
+            "declared body of {body_len} bytes exceeds the largest network ({MAX_BODY} bytes)"
+        )));
+    }
+    // One byte more than declared, so that trailing bytes are reported by `decode`.
+    file.take(body_len + 1).read_to_end(&mut bytes).map_err(io)?;
+    Ok(bytes)
+}
+
 pub(crate) fn encode(net: &Network) -> Vec<u8> {
     let h = net.header();
     let w = net.weights();

@@ -7,9 +7,10 @@ use thiserror::Error;
 
 #[derive(Debug, Error)]
 pub enum RulesError {
-    #[error("bad FEN: {0}")]
+    /// The reason follows as the error's source (`bad FEN: <reason>` with `{:#}`).
+    #[error("bad FEN")]
     Fen(#[from] FenError),
-    #[error("{0}")]
+    #[error(transparent)]
     Move(#[from] MoveError),
 }
 

@@ -1,17 +1,22 @@
-//! The UCI protocol: a line-oriented state machine writing replies to a sink.
+//! The UCI protocol: a line-oriented state machine writing replies to a sink, with searches
+//! and `go perft` running on their own threads (so that `stop`, `isready` and `quit` are
+//! read while they run).
+
+mod go;
+mod options;
+mod worker;
+
+pub use go::{bestmove_line, info_line, parse_go};
+pub use options::{DEFAULT_HASH_MB, MAX_HASH_MB, MAX_MULTIPV, load_net};
+pub use worker::SharedOut;
 
 use crate::game::Game;
 use crate::perft;
 use crate::position::Position;
-use crate::search::Searcher;
-use crate::search::thread::{SearchThread, SharedOut, load_eval_file, parse_go};
 use crate::variant::{Variant, VariantId};
+use options::LoadedNet;
 use std::io::Write;
-
-/// Default transposition table size (MB).
-pub const DEFAULT_HASH_MB: usize = 16;
-/// Largest accepted `Hash` value (MB).
-pub const MAX_HASH_MB: usize = 65536;
+use worker::Worker;
 
 /// UCI session state.
 pub struct Uci {
@@ -19,9 +24,15 @@ pub struct Uci {
     /// A user variant from `--variant-file`, offered next to the built-in ones.
     custom: Option<&'static Variant>,
     game: Option<Game>,
+    /// Why the last `position` command was refused (then `go` refuses too).
+    position_error: Option<String>,
     pub quit: bool,
-    search: SearchThread,
+    worker: Worker,
     multipv: usize,
+    /// The network of the last good `EvalFile`.
+    net: Option<LoadedNet>,
+    /// Whether the fit of `net` to `variant` has been reported since either changed.
+    eval_fit_said: bool,
 }
 
 impl Uci {
@@ -30,25 +41,29 @@ impl Uci {
             variant,
             custom,
             game: None,
+            position_error: None,
             quit: false,
-            search: SearchThread::new(Searcher::new(DEFAULT_HASH_MB)),
+            worker: Worker::new(DEFAULT_HASH_MB),
             multipv: 1,
+            net: None,
+            eval_fit_said: false,
         }
     }
 
-    /// Where the search thread writes `info` and `bestmove` lines (stdout by default).
+    /// Where the search and perft threads write their lines (stdout by default).
     pub fn set_search_output(&mut self, out: SharedOut) {
-        self.search.set_output(out);
+        self.worker.set_output(out);
     }
 
-    /// Waits until a running search has finished by itself (a `go infinite` search is stopped).
+    /// Waits until a running search or perft has finished by itself (a `go infinite` search
+    /// is stopped).
     pub fn wait(&mut self) {
-        self.search.wait();
+        self.worker.wait();
     }
 
-    /// Whether a search is running.
+    /// Whether a search or perft is running.
     pub fn searching(&self) -> bool {
-        self.search.running()
+        self.worker.busy()
     }
 
     pub fn variant(&self) -> &'static Variant {
@@ -69,94 +84,118 @@ impl Uci {
         names
     }
 
-    /// Handles one input line; returns false for lines this layer does not know (so a
-    /// search layer can take `go`, `stop`, ...).
+    /// Handles one input line; returns false for lines this layer does not know.
     pub fn handle(&mut self, line: &str, out: &mut dyn Write) -> std::io::Result<bool> {
         let mut tokens = line.split_whitespace();
         let Some(cmd) = tokens.next() else { return Ok(true) };
         let rest: Vec<&str> = tokens.collect();
         match cmd {
-            "uci" => {
-                writeln!(out, "id name kage {}", env!("CARGO_PKG_VERSION"))?;
-                writeln!(out, "id author the kage developers")?;
-                let names = self.variant_names();
-                let vars: Vec<String> = names.iter().map(|n| format!("var {n}")).collect();
-                writeln!(
-                    out,
-                    "option name UCI_Variant type combo default {} {}",
-                    self.variant.name,
-                    vars.join(" ")
-                )?;
-                writeln!(
-                    out,
-                    "option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"
-                )?;
-                writeln!(out, "option name MultiPV type spin default 1 min 1 max 500")?;
-                writeln!(out, "option name EvalFile type string default <empty>")?;
-                writeln!(out, "uciok")?;
+            "uci" => self.uci(out)?,
+            "isready" => {
+                self.report_eval_fit(out)?;
+                writeln!(out, "readyok")?;
             }
-            "isready" => writeln!(out, "readyok")?,
             "quit" => {
-                self.search.stop();
+                self.worker.stop();
                 self.quit = true;
             }
-            "stop" => self.search.stop(),
+            "stop" => self.worker.stop(),
             "ucinewgame" => {
-                self.search.stop();
                 self.game = None;
-                self.search.with_searcher(|s| s.clear());
+                self.position_error = None;
+                self.worker.searcher().clear();
             }
             "setoption" => {
-                self.search.stop();
+                self.worker.stop();
                 self.setoption(&rest, out)?;
             }
             "position" => {
-                self.search.stop();
+                self.worker.stop();
                 self.position(&rest, out)?;
             }
-            "go" if rest.first() != Some(&"perft") => {
-                self.search.stop();
+            "go" if rest.first() == Some(&"perft") => {
+                self.worker.stop();
+                match rest.get(1).and_then(|d| d.parse::<u32>().ok()) {
+                    Some(d) if rest.len() == 2 => match self.go_position(out)? {
+                        Some(game) => {
+                            out.flush()?;
+                            self.worker.perft(game.position().clone(), d);
+                        }
+                        None => writeln!(out, "info string error go perft: no position")?,
+                    },
+                    _ => writeln!(out, "info string error go perft needs a depth")?,
+                }
+            }
+            "go" => {
+                self.worker.stop();
                 let limits = match parse_go(&rest, self.multipv) {
                     Ok(l) => l,
                     Err(e) => return writeln!(out, "info string error {e}").map(|_| true),
                 };
-                let game = match &self.game {
-                    Some(g) => g.clone(),
-                    None => {
-                        writeln!(
-                            out,
-                            "info string error go before position: searching the start position"
-                        )?;
-                        Game::startpos(self.variant)
+                self.report_eval_fit(out)?;
+                match self.go_position(out)? {
+                    Some(game) => {
+                        out.flush()?;
+                        self.worker.go(game, limits);
                     }
-                };
-                out.flush()?;
-                self.search.start(game, limits);
+                    // A GUI waits for a `bestmove` after every `go`.
+                    None => writeln!(out, "bestmove (none)")?,
+                }
             }
-            "d" => match &self.game {
-                Some(g) => {
-                    write!(out, "{}", g.position().diagram())?;
-                    writeln!(out, "Fen: {}", g.position().to_fen())?;
+            "d" => {
+                if let Some(e) = &self.position_error {
+                    writeln!(out, "info string error the last position was refused ({e})")?;
                 }
-                None => {
-                    let p = Position::startpos(self.variant);
-                    write!(out, "{}", p.diagram())?;
-                    writeln!(out, "Fen: {}", p.to_fen())?;
-                }
-            },
-            "go" if rest.first() == Some(&"perft") => {
-                let depth = rest.get(1).and_then(|d| d.parse::<u32>().ok());
-                match depth {
-                    Some(d) => {
-                        let pos = self.current();
-                        write_divide(&pos, d, out)?;
-                    }
-                    None => writeln!(out, "info string error go perft needs a depth")?,
-                }
+                let pos = self.current();
+                write!(out, "{}", pos.diagram())?;
+                writeln!(out, "Fen: {}", pos.to_fen())?;
             }
             _ => return Ok(false),
         }
         Ok(true)
+    }
+
+    fn uci(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        writeln!(out, "id name kage {}", env!("CARGO_PKG_VERSION"))?;
+        writeln!(out, "id author the kage developers")?;
+        let vars: Vec<String> = self.variant_names().iter().map(|n| format!("var {n}")).collect();
+        writeln!(
+            out,
+            "option name UCI_Variant type combo default {} {}",
+            self.variant.name,
+            vars.join(" ")
+        )?;
+        writeln!(
+            out,
+            "option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"
+        )?;
+        writeln!(out, "option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}")?;
+        writeln!(out, "option name EvalFile type string default <empty>")?;
+        writeln!(out, "uciok")
+    }
+
+    /// The game `go` searches: the last good `position`, or the start position when none was
+    /// sent (said as an error). After a refused `position` there is none: `go` must not
+    /// search a position the GUI did not mean.
+    fn go_position(&self, out: &mut dyn Write) -> std::io::Result<Option<Game>> {
+        if let Some(e) = &self.position_error {
+            writeln!(
+                out,
+                "info string error no position to search: the last position command was \
+                 refused ({e}); send a valid position"
+            )?;
+            return Ok(None);
+        }
+        Ok(Some(match &self.game {
+            Some(g) => g.clone(),
+            None => {
+                writeln!(
+                    out,
+                    "info string error go before position: searching the start position"
+                )?;
+                Game::startpos(self.variant)
+            }
+        }))
     }
 
     /// The current position (the start position before any `position` command).
@@ -165,55 +204,6 @@ impl Uci {
             Some(g) => g.position().clone(),
             None => Position::startpos(self.variant),
         }
-    }
-
-    fn setoption(&mut self, args: &[&str], out: &mut dyn Write) -> std::io::Result<()> {
-        // setoption name <id> [value <x>]
-        let joined = args.join(" ");
-        let Some(rest) = joined.strip_prefix("name ") else {
-            return writeln!(out, "info string error malformed setoption");
-        };
-        let (name, value) = match rest.split_once(" value ") {
-            Some((n, v)) => (n.trim(), v.trim()),
-            None => (rest.trim(), ""),
-        };
-        if name.eq_ignore_ascii_case("UCI_Variant") {
-            let chosen = match self.custom {
-                Some(c) if c.name == value => Some(c),
-                _ => Variant::by_name(value).ok(),
-            };
-            match chosen {
-                Some(v) => {
-                    self.variant = v;
-                    self.game = None;
-                }
-                None => writeln!(out, "info string error unknown variant '{value}'")?,
-            }
-        } else if name.eq_ignore_ascii_case("Hash") {
-            match value.parse::<usize>() {
-                Ok(mb) if (1..=MAX_HASH_MB).contains(&mb) => {
-                    self.search.with_searcher(|s| s.resize(mb));
-                }
-                _ => writeln!(out, "info string error Hash must be 1..={MAX_HASH_MB} (MB)")?,
-            }
-        } else if name.eq_ignore_ascii_case("MultiPV") {
-            match value.parse::<usize>() {
-                Ok(k) if (1..=500).contains(&k) => self.multipv = k,
-                _ => writeln!(out, "info string error MultiPV must be 1..=500")?,
-            }
-        } else if name.eq_ignore_ascii_case("EvalFile") {
-            match load_eval_file(value, self.variant) {
-                Ok(ev) => {
-                    let desc = ev.describe();
-                    self.search.with_searcher(|s| s.set_evaluator(ev));
-                    writeln!(out, "info string evaluation: {desc}")?;
-                }
-                Err(e) => writeln!(out, "info string error EvalFile: {e}")?,
-            }
-        } else {
-            writeln!(out, "info string error unknown option '{name}'")?;
-        }
-        Ok(())
     }
 
     fn position(&mut self, args: &[&str], out: &mut dyn Write) -> std::io::Result<()> {
@@ -225,19 +215,26 @@ impl Uci {
         let start = match spec.first() {
             Some(&"startpos") if spec.len() == 1 => Ok(Position::startpos(self.variant)),
             Some(&"fen") if spec.len() > 1 => {
-                Position::from_fen(self.variant, &spec[1..].join(" ")).map_err(|e| e.to_string())
+                Position::from_fen(self.variant, &spec[1..].join(" "))
+                    .map_err(|e| format!("bad FEN: {e}"))
             }
             _ => Err(format!("malformed position command '{}'", args.join(" "))),
         };
         let start = match start {
             Ok(p) => p,
-            Err(e) => return writeln!(out, "info string error {e}"),
+            Err(e) => {
+                writeln!(out, "info string error {e}")?;
+                self.game = None;
+                self.position_error = Some(e);
+                return Ok(());
+            }
         };
+        self.position_error = None;
         let mut game = Game::new(start);
         for m in moves {
             if let Err(e) = game.play_uci(m) {
                 // Keep the position before the bad move, as most engines do, and say so.
-                writeln!(out, "info string error {e}")?;
+                writeln!(out, "info string error {e}: searching the position before it")?;
                 break;
             }
         }
@@ -248,15 +245,15 @@ impl Uci {
 
 /// `<move>: <count>` per root move, then `Nodes searched: <N>`.
 pub fn write_divide(pos: &Position, depth: u32, out: &mut dyn Write) -> std::io::Result<()> {
-    let mut total = 0;
-    if depth == 0 {
-        total = 1;
-    } else {
-        for (m, n) in perft::divide(pos, depth) {
-            writeln!(out, "{m}: {n}")?;
-            total += n;
-        }
+    write_counts(&perft::divide(pos, depth), depth, out)
+}
+
+/// The lines of [`write_divide`] for counts already made.
+fn write_counts(counts: &[(String, u64)], depth: u32, out: &mut dyn Write) -> std::io::Result<()> {
+    for (m, n) in counts {
+        writeln!(out, "{m}: {n}")?;
     }
+    let total: u64 = if depth == 0 { 1 } else { counts.iter().map(|c| c.1).sum() };
     writeln!(out)?;
     writeln!(out, "Nodes searched: {total}")
 }

@@ -135,7 +135,7 @@ pub fn iterate(
             break;
         }
         if let Some(soft) = soft_ms {
-            if rms.len() == 1 || time_ms >= soft / 2 {
+            if rms.len() == 1 || time_ms >= soft {
                 break;
             }
             if rms[0].score.abs() >= MATE_BOUND && (MATE - rms[0].score.abs()) as u32 <= depth {

@@ -47,21 +47,99 @@ impl TtHit {
 
 /// Depth-preferred table with aging; single-threaded (one per `Searcher`).
 pub struct Tt {
-    entries: Vec<Entry>,
+    entries: Box<[Entry]>,
     generation: u8,
 }
 
 const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
+const MB: usize = 1024 * 1024;
+
+/// Tables at least this large are cleared by allocating fresh zeroed memory (which the
+/// system hands out lazily) rather than by writing every entry.
+const REALLOC_CLEAR_BYTES: usize = 256 * MB;
+
+/// `n` zeroed entries, or `None` when the allocator cannot give them. Zeroed memory comes
+/// lazily from the system, so a large table costs no time until it is used.
+fn zeroed_entries(n: usize) -> Option<Box<[Entry]>> {
+    let layout = std::alloc::Layout::array::<Entry>(n).ok()?;
+    if n == 0 || layout.size() == 0 {
+        return None;
+    }
+    // SAFETY: the layout has a non-zero size; an all-zero `Entry` is a valid value (integers
+    // only); the pointer comes from the global allocator with exactly the layout of a
+    // `[Entry]` of length `n`, so the box owns and later frees it with the same layout.
+    unsafe {
+        let ptr = std::alloc::alloc_zeroed(layout) as *mut Entry;
+        if ptr.is_null() {
+            return None;
+        }
+        Some(Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, n)))
+    }
+}
+
+/// Megabytes the system can still give this process (Linux): `MemAvailable` of
+/// `/proc/meminfo`, less where a cgroup (v2) limit leaves less; `None` where unknown.
+fn available_mb() -> Option<usize> {
+    let read = |p: &str| std::fs::read_to_string(p).ok();
+    let meminfo = read("/proc/meminfo")?;
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    let mut mb = kb / 1024;
+    let num = |t: Option<String>| t.and_then(|t| t.trim().parse::<usize>().ok());
+    if let (Some(max), Some(cur)) =
+        (num(read("/sys/fs/cgroup/memory.max")), num(read("/sys/fs/cgroup/memory.current")))
+    {
+        mb = mb.min(max.saturating_sub(cur) >> 20);
+    }
+    Some(mb)
+}
 
 impl Tt {
-    /// A table of about `mb` megabytes (at least one entry).
+    /// A table of about `mb` megabytes (at least one entry), or the largest table the
+    /// allocator gives when that much cannot be had (see [`Tt::allocate`]).
     pub fn new(mb: usize) -> Tt {
-        let n = (mb.max(1) * 1024 * 1024 / ENTRY_BYTES).max(1);
-        Tt { entries: vec![Entry::default(); n], generation: 0 }
+        Tt::allocate(mb).0
+    }
+
+    /// A table of about `mb` megabytes, or, when the allocator refuses, of half as many, and
+    /// so on (never less than one entry): the table and the megabytes it got (0 for a table
+    /// smaller than one megabyte). Never aborts on allocation failure.
+    /// On Linux the request is first cut to the memory the system says is available, so that
+    /// a table the machine cannot hold is not promised lazily and then killed for.
+    pub fn allocate(mb: usize) -> (Tt, usize) {
+        let mut want = mb.max(1).min(available_mb().unwrap_or(usize::MAX).max(1));
+        loop {
+            let n = (want.saturating_mul(MB) / ENTRY_BYTES).max(1);
+            if let Some(entries) = zeroed_entries(n) {
+                return (Tt { entries, generation: 0 }, want);
+            }
+            if want == 1 {
+                break;
+            }
+            want /= 2;
+        }
+        // Not even one megabyte: a single entry (a few bytes; the search still runs).
+        let entries = vec![Entry::default(); 1].into_boxed_slice();
+        (Tt { entries, generation: 0 }, 0)
+    }
+
+    /// The table's size in megabytes (rounded down).
+    pub fn size_mb(&self) -> usize {
+        self.entries.len() * ENTRY_BYTES / MB
     }
 
     pub fn clear(&mut self) {
-        self.entries.fill(Entry::default());
+        let n = self.entries.len();
+        if n * ENTRY_BYTES >= REALLOC_CLEAR_BYTES {
+            // Free the old table first so that the new one fits where it did.
+            self.entries = Box::new([]);
+            match zeroed_entries(n) {
+                Some(e) => self.entries = e,
+                None => *self = Tt::allocate(n * ENTRY_BYTES / MB).0,
+            }
+        } else {
+            self.entries.fill(Entry::default());
+        }
         self.generation = 0;
     }
 

@@ -71,27 +71,42 @@ impl Move {
     }
 }
 
-/// Fixed-capacity move list (no allocation in move generation).
+/// Move list: the first [`MoveList::CAPACITY`] moves live inline (no allocation in move
+/// generation); a position with more (a user variant with many drop kinds, say) spills the
+/// whole list to the heap, so no move is ever lost.
 pub struct MoveList {
     moves: [Move; Self::CAPACITY],
     len: usize,
+    /// Every move once the inline array is full; empty until then.
+    spill: Vec<Move>,
 }
 
 impl MoveList {
+    /// Moves kept inline.
     pub const CAPACITY: usize = 1024;
 
     pub fn new() -> MoveList {
-        MoveList { moves: [Move::NULL; Self::CAPACITY], len: 0 }
+        MoveList { moves: [Move::NULL; Self::CAPACITY], len: 0, spill: Vec::new() }
     }
 
     #[inline(always)]
     pub fn push(&mut self, m: Move) {
-        debug_assert!(self.len < Self::CAPACITY);
-        // Capacity exceeds the most legal moves any supported position can have.
         if self.len < Self::CAPACITY {
             self.moves[self.len] = m;
-            self.len += 1;
+        } else {
+            self.push_spilled(m);
         }
+        self.len += 1;
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn push_spilled(&mut self, m: Move) {
+        if self.spill.is_empty() {
+            self.spill.reserve(2 * Self::CAPACITY);
+            self.spill.extend_from_slice(&self.moves);
+        }
+        self.spill.push(m);
     }
 
     #[inline(always)]
@@ -105,16 +120,17 @@ impl MoveList {
 
     pub fn clear(&mut self) {
         self.len = 0;
+        self.spill.clear();
     }
 
     #[inline(always)]
     pub fn as_slice(&self) -> &[Move] {
-        &self.moves[..self.len]
+        if self.len <= Self::CAPACITY { &self.moves[..self.len] } else { &self.spill }
     }
 
     #[inline(always)]
     pub fn as_mut_slice(&mut self) -> &mut [Move] {
-        &mut self.moves[..self.len]
+        if self.len <= Self::CAPACITY { &mut self.moves[..self.len] } else { &mut self.spill }
     }
 
     pub fn contains(&self, m: Move) -> bool {

@@ -268,6 +268,20 @@ impl Variant {
         if spec.pieces.len() > MAX_KINDS {
             return Err(SpecError::TooManyKinds(spec.pieces.len()));
         }
+        if spec.name.is_empty() || spec.name.chars().any(char::is_whitespace) {
+            return Err(SpecError::Inconsistent(format!(
+                "name '{}' must be one word (not empty, no spaces): UCI_Variant names it",
+                spec.name
+            )));
+        }
+        // The halfmove clock counts plies in 16 bits.
+        let move_rule_plies = spec.move_rule.checked_mul(2).ok_or_else(|| {
+            SpecError::Inconsistent(format!(
+                "move_rule {} is too large (at most {} moves)",
+                spec.move_rule,
+                u16::MAX / 2
+            ))
+        })?;
         let n = w * h;
         let board = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
         let mut file_masks = [0u64; 8];
@@ -453,7 +467,7 @@ impl Variant {
             mandatory_promotion: spec.mandatory_promotion,
             immobility_illegal: spec.immobility_illegal,
             stalemate_loses,
-            move_rule_plies: spec.move_rule * 2,
+            move_rule_plies,
             perpetual_check_loses: spec.perpetual_check_loses,
             repetition_count: spec.repetition.count,
             repetition_verdict,

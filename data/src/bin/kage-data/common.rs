@@ -66,3 +66,77 @@ pub fn derived_header(h: &FileHeader, tool: &str) -> Result<FileHeader> {
         format!("kage-data {tool} {} (from: {})", env!("CARGO_PKG_VERSION"), h.created_by());
     Ok(FileHeader::new(h.kind(), h.variant(), h.config(), h.git_revision(), &created_by)?)
 }
+
+/// After a file was read to its end: damaged input is an error unless `allow` (then a
+/// warning), and either way says how much was lost.
+pub fn check_damage<R: Record>(r: &Reader<R>, allow: bool) -> Result<()> {
+    let n = r.damage().len();
+    if n == 0 {
+        return Ok(());
+    }
+    let lost = match r.declared_records() {
+        Some(total) if total > r.records_read() => {
+            format!("{} of {total} records lost", total - r.records_read())
+        }
+        Some(total) if total < r.records_read() => {
+            format!("{} records more than the {total} written", r.records_read() - total)
+        }
+        _ => format!("{} records read", r.records_read()),
+    };
+    let what = format!(
+        "{}: {n} damaged region(s), {} bytes skipped ({lost})",
+        r.path().display(),
+        r.damaged_bytes()
+    );
+    if allow {
+        eprintln!("kage-data: warning: {what}; dropped as --allow-damaged says");
+        Ok(())
+    } else {
+        bail!(
+            "{what}; refusing to write output without them: pass --allow-damaged to accept \
+             the loss, or salvage the intact chunks with `kage-data repair`"
+        )
+    }
+}
+
+/// Refuses an input given twice (the same file under two names included).
+pub fn distinct_inputs(files: &[PathBuf]) -> Result<()> {
+    let mut seen = std::collections::HashMap::new();
+    for f in files {
+        let canon =
+            std::fs::canonicalize(f).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
+        if let Some(prev) = seen.insert(canon, f) {
+            bail!(
+                "{} is given twice (also as {}): its records would count twice",
+                f.display(),
+                prev.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Refuses an output path that is a directory or one of the inputs, before any work.
+pub fn check_output(out: &Path, files: &[PathBuf]) -> Result<()> {
+    if out.as_os_str() == "-" {
+        return Ok(());
+    }
+    if out.is_dir() {
+        bail!("--out {} is a directory; name a file", out.display());
+    }
+    if let Ok(o) = std::fs::canonicalize(out) {
+        for f in files {
+            if std::fs::canonicalize(f).is_ok_and(|c| c == o) {
+                bail!("--out {} is also an input", out.display());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The error's text without a leading `<path>: ` (for lines that name the path already).
+pub fn without_path(path: &Path, e: &anyhow::Error) -> String {
+    let msg = format!("{e:#}");
+    let p = format!("{}: ", path.display());
+    msg.strip_prefix(&p).map(str::to_owned).unwrap_or(msg)
+}

@@ -10,7 +10,7 @@ use kage_data::{FileHeader, GameRecord, Outcome, PositionRecord, RecordKind};
 use kage_engine::{Color, Move, Position, Variant};
 
 use crate::Perspective;
-use crate::common::{open, variant_of};
+use crate::common::{check_damage, check_output, open, variant_of};
 
 /// An output file written under a temporary name, or standard output.
 struct Output {
@@ -36,12 +36,27 @@ impl Output {
 
     fn finish(mut self) -> Result<()> {
         self.w.flush().context("writing output")?;
-        drop(self.w);
-        if let Some((tmp, path)) = self.rename {
-            std::fs::rename(&tmp, &path)
-                .with_context(|| format!("renaming to {}", path.display()))?;
+        // Close the file before renaming it.
+        self.w = Box::new(std::io::sink());
+        if let Some((tmp, path)) = self.rename.take() {
+            let res = std::fs::rename(&tmp, &path)
+                .with_context(|| format!("renaming to {}", path.display()));
+            if res.is_err() {
+                let _ = std::fs::remove_file(&tmp);
+            }
+            res?;
         }
         Ok(())
+    }
+}
+
+impl Drop for Output {
+    /// An output that was not finished (an error on the way) leaves no temporary file.
+    fn drop(&mut self) {
+        if let Some((tmp, _)) = self.rename.take() {
+            self.w = Box::new(std::io::sink());
+            let _ = std::fs::remove_file(tmp);
+        }
     }
 }
 
@@ -56,7 +71,13 @@ fn result_text(o: Outcome) -> &'static str {
 /// `FEN | score | result`, one line per position. Score in centipawns and
 /// result (1.0 win, 0.5 draw, 0.0 loss) from White's point of view by
 /// default (as bullet's text format), or from the side to move.
-pub fn text(out: &Path, files: &[PathBuf], perspective: Perspective) -> Result<ExitCode> {
+pub fn text(
+    out: &Path,
+    files: &[PathBuf],
+    perspective: Perspective,
+    allow_damaged: bool,
+) -> Result<ExitCode> {
+    check_output(out, files)?;
     let mut o = Output::create(out)?;
     let mut lines = 0u64;
     for f in files {
@@ -79,6 +100,7 @@ pub fn text(out: &Path, files: &[PathBuf], perspective: Perspective) -> Result<E
                         lines += 1;
                     }
                 }
+                check_damage(&r, allow_damaged)?;
             }
             RecordKind::Game => {
                 let mut r = open::<GameRecord>(f)?;
@@ -88,6 +110,7 @@ pub fn text(out: &Path, files: &[PathBuf], perspective: Perspective) -> Result<E
                             .with_context(|| format!("{}: game {}", f.display(), g.game_index))?;
                     }
                 }
+                check_damage(&r, allow_damaged)?;
             }
         }
     }
@@ -137,7 +160,8 @@ fn game_lines(
 }
 
 /// Games as PGN: Variant, FEN and SetUp tags, moves in FSF's UCI notation.
-pub fn pgn(out: &Path, files: &[PathBuf], scores: bool) -> Result<ExitCode> {
+pub fn pgn(out: &Path, files: &[PathBuf], scores: bool, allow_damaged: bool) -> Result<ExitCode> {
+    check_output(out, files)?;
     let mut o = Output::create(out)?;
     let mut games = 0u64;
     for f in files {
@@ -155,6 +179,7 @@ pub fn pgn(out: &Path, files: &[PathBuf], scores: bool) -> Result<ExitCode> {
                 games += 1;
             }
         }
+        check_damage(&r, allow_damaged)?;
     }
     o.finish()?;
     if out.as_os_str() != "-" {

@@ -4,6 +4,7 @@ mod bench;
 mod common;
 mod export;
 mod merge;
+mod repair;
 mod shuffle;
 mod stats;
 mod validate;
@@ -61,6 +62,9 @@ enum Cmd {
         /// Memory budget for one bucket, in MiB; more input means more buckets.
         #[arg(long, default_value_t = 1024)]
         memory_mb: u64,
+        /// Write the output even when an input has damaged chunks (they are dropped).
+        #[arg(long)]
+        allow_damaged: bool,
         /// Input files (same kind, variant and config).
         #[arg(required = true)]
         files: Vec<PathBuf>,
@@ -70,6 +74,9 @@ enum Cmd {
         /// Output file.
         #[arg(long)]
         out: PathBuf,
+        /// Write the output even when an input has damaged chunks (they are dropped).
+        #[arg(long)]
+        allow_damaged: bool,
         /// Input files (same kind, variant and config).
         #[arg(required = true)]
         files: Vec<PathBuf>,
@@ -91,9 +98,21 @@ enum Cmd {
         /// Output file (`-` for standard output).
         #[arg(long)]
         out: PathBuf,
+        /// Write the output even when an input has damaged chunks (they are dropped).
+        #[arg(long)]
+        allow_damaged: bool,
         /// Input files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+    },
+    /// Salvages a damaged or truncated file: writes its intact chunks (records in order) to
+    /// a new, valid file and says what was lost.
+    Repair {
+        /// Output file.
+        #[arg(long)]
+        out: PathBuf,
+        /// The damaged file.
+        file: PathBuf,
     },
     /// Writes synthetic positions to a temporary file and times writing and reading.
     Bench {
@@ -111,15 +130,18 @@ fn main() -> ExitCode {
     let res = match cli.cmd {
         Cmd::Stats { files } => stats::run(&files),
         Cmd::Validate { files, max_errors } => validate::run(&files, max_errors),
-        Cmd::Shuffle { out, seed, memory_mb, files } => shuffle::run(&out, &files, seed, memory_mb),
-        Cmd::Merge { out, files } => merge::run(&out, &files),
-        Cmd::Export { text, pgn: _, perspective, scores, out, files } => {
+        Cmd::Shuffle { out, seed, memory_mb, allow_damaged, files } => {
+            shuffle::run(&out, &files, seed, memory_mb, allow_damaged)
+        }
+        Cmd::Merge { out, allow_damaged, files } => merge::run(&out, &files, allow_damaged),
+        Cmd::Export { text, pgn: _, perspective, scores, out, allow_damaged, files } => {
             if text {
-                export::text(&out, &files, perspective)
+                export::text(&out, &files, perspective, allow_damaged)
             } else {
-                export::pgn(&out, &files, scores)
+                export::pgn(&out, &files, scores, allow_damaged)
             }
         }
+        Cmd::Repair { out, file } => repair::run(&out, &file),
         Cmd::Bench { positions, dir } => bench::run(positions, dir),
     };
     match res {

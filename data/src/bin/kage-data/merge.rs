@@ -11,28 +11,25 @@ use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use kage_data::{GameRecord, PositionRecord, Record, RecordKind, Writer};
 
-use crate::common::{compatible, derived_header, open};
+use crate::common::{
+    check_damage, check_output, compatible, derived_header, distinct_inputs, open,
+};
 
-pub fn run(out: &Path, files: &[PathBuf]) -> Result<ExitCode> {
+pub fn run(out: &Path, files: &[PathBuf], allow_damaged: bool) -> Result<ExitCode> {
+    check_output(out, files)?;
     let header = compatible(files)?;
-    let mut seen = HashMap::new();
-    for f in files {
-        let canon = std::fs::canonicalize(f).with_context(|| format!("{}", f.display()))?;
-        if let Some(prev) = seen.insert(canon, f) {
-            bail!(
-                "{} is given twice (also as {}); refusing to merge duplicates",
-                f.display(),
-                prev.display()
-            );
-        }
-    }
+    distinct_inputs(files)?;
     let header = derived_header(&header, "merge")?;
     let res = match header.kind() {
-        RecordKind::Position => merge::<PositionRecord>(out, files, &header, |_| None),
-        RecordKind::Game => merge::<GameRecord>(out, files, &header, |g| Some(g.game_index)),
+        RecordKind::Position => {
+            merge::<PositionRecord>(out, files, &header, allow_damaged, |_| None)
+        }
+        RecordKind::Game => {
+            merge::<GameRecord>(out, files, &header, allow_damaged, |g| Some(g.game_index))
+        }
     };
     match res {
         Ok(n) => {
@@ -54,10 +51,10 @@ fn merge<R: Record + Hash>(
     out: &Path,
     files: &[PathBuf],
     header: &kage_data::FileHeader,
+    allow_damaged: bool,
     key: impl Fn(&R) -> Option<u64>,
 ) -> Result<u64> {
-    let mut w = Writer::<R>::create(out, header.clone())
-        .with_context(|| format!("creating {}", out.display()))?;
+    let mut w = Writer::<R>::create(out, header.clone())?; // the error names the file
     let mut indices: HashMap<u64, usize> = HashMap::new();
     let mut digests: HashSet<(u64, u64)> = HashSet::new();
     let mut digest_owner: HashMap<(u64, u64), usize> = HashMap::new();
@@ -81,6 +78,7 @@ fn merge<R: Record + Hash>(
             }
             w.write_all(&chunk)?;
         }
+        check_damage(&r, allow_damaged)?;
         let digest = (hasher.finish(), count);
         if count > 0 && !digests.insert(digest) {
             bail!(

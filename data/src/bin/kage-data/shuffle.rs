@@ -15,10 +15,20 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::common::{compatible, derived_header, open};
+use crate::common::{
+    check_damage, check_output, compatible, derived_header, distinct_inputs, open,
+};
 
-pub fn run(out: &Path, files: &[PathBuf], seed: u64, memory_mb: u64) -> Result<ExitCode> {
+pub fn run(
+    out: &Path,
+    files: &[PathBuf],
+    seed: u64,
+    memory_mb: u64,
+    allow_damaged: bool,
+) -> Result<ExitCode> {
+    check_output(out, files)?;
     let header = compatible(files)?;
+    distinct_inputs(files)?;
     let bytes: u64 = files
         .iter()
         .map(|f| std::fs::metadata(f).map(|m| m.len()).with_context(|| format!("{}", f.display())))
@@ -27,9 +37,20 @@ pub fn run(out: &Path, files: &[PathBuf], seed: u64, memory_mb: u64) -> Result<E
     let budget = memory_mb.max(1) << 20;
     let buckets = (bytes * 2).div_ceil(budget).clamp(1, 4096) as usize;
     let header = derived_header(&header, "shuffle")?;
-    let n = match header.kind() {
-        RecordKind::Position => shuffle::<PositionRecord>(out, files, &header, seed, buckets)?,
-        RecordKind::Game => shuffle::<GameRecord>(out, files, &header, seed, buckets)?,
+    let res = match header.kind() {
+        RecordKind::Position => {
+            shuffle::<PositionRecord>(out, files, &header, seed, buckets, allow_damaged)
+        }
+        RecordKind::Game => {
+            shuffle::<GameRecord>(out, files, &header, seed, buckets, allow_damaged)
+        }
+    };
+    let n = match res {
+        Ok(n) => n,
+        Err(e) => {
+            let _ = std::fs::remove_file(kage_data::tmp_path(out));
+            return Err(e);
+        }
     };
     eprintln!("kage-data: shuffled {n} records into {} ({buckets} bucket(s))", out.display());
     Ok(ExitCode::SUCCESS)
@@ -41,10 +62,10 @@ fn shuffle<R: Record>(
     header: &kage_data::FileHeader,
     seed: u64,
     buckets: usize,
+    allow_damaged: bool,
 ) -> Result<u64> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut writer = Writer::<R>::create(out, header.clone())
-        .with_context(|| format!("creating {}", out.display()))?;
+    let mut writer = Writer::<R>::create(out, header.clone())?; // the error names the file
     if buckets == 1 {
         let mut all = Vec::new();
         for f in files {
@@ -52,6 +73,7 @@ fn shuffle<R: Record>(
             while let Some(chunk) = r.next_chunk()? {
                 all.extend(chunk);
             }
+            check_damage(&r, allow_damaged)?;
         }
         all.shuffle(&mut rng);
         writer.write_all(&all)?;
@@ -81,6 +103,7 @@ fn shuffle<R: Record>(
                     writers[rng.random_range(0..buckets)].write(rec)?;
                 }
             }
+            check_damage(&r, allow_damaged)?;
         }
         for w in writers {
             w.finish()?;

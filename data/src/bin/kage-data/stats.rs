@@ -66,6 +66,8 @@ struct VariantStats {
     scores: ScoreHist,
     // games
     games: u64,
+    /// Games whose index already appeared earlier in the same file.
+    duplicate_games: u64,
     game_results: [u64; 3],
     terminations: BTreeMap<&'static str, u64>,
     plies: u64,
@@ -97,7 +99,7 @@ pub fn run(files: &[PathBuf]) -> Result<ExitCode> {
             RecordKind::Game => game_file(f, st),
         };
         if let Err(e) = res {
-            eprintln!("kage-data: error: {e:#}");
+            eprintln!("kage-data: error: {}: {}", f.display(), crate::common::without_path(f, &e));
             st.errors += 1;
             failed = true;
         }
@@ -150,6 +152,12 @@ pub fn run(files: &[PathBuf]) -> Result<ExitCode> {
             let n = st.games;
             let r = &st.game_results;
             println!("  games: {n} ({} plies, mean {:.1})", st.plies, st.plies as f64 / n as f64);
+            if st.duplicate_games > 0 {
+                println!(
+                    "  duplicate games: {} (a game index repeated within a file; counted above)",
+                    st.duplicate_games
+                );
+            }
             println!(
                 "  results: 1-0 {} ({:.2}%)  0-1 {} ({:.2}%)  1/2-1/2 {} ({:.2}%)",
                 r[0],
@@ -200,10 +208,12 @@ fn position_file(f: &std::path::Path, st: &mut VariantStats) -> Result<()> {
 
 fn game_file(f: &std::path::Path, st: &mut VariantStats) -> Result<()> {
     let mut r = open::<GameRecord>(f)?;
+    let mut seen = std::collections::HashSet::new();
     let res = (|| -> Result<()> {
         while let Some(chunk) = r.next_chunk()? {
             for g in chunk {
                 st.games += 1;
+                st.duplicate_games += u64::from(!seen.insert(g.game_index));
                 st.game_results[match g.result {
                     GameResult::WhiteWin => 0,
                     GameResult::BlackWin => 1,

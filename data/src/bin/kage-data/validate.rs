@@ -50,7 +50,7 @@ pub fn run(files: &[PathBuf], max_errors: usize) -> Result<ExitCode> {
                 ok &= good;
             }
             Err(e) => {
-                println!("{}: FAILED {e:#}", f.display());
+                println!("{}: FAILED {}", f.display(), crate::common::without_path(f, &e));
                 ok = false;
             }
         }
@@ -83,8 +83,22 @@ fn check_file(f: &Path, max: usize) -> Result<(Report, usize)> {
         }
         RecordKind::Game => {
             let mut r = open::<GameRecord>(f)?;
+            // A game index appears once per file (self-play numbers games uniquely).
+            let mut seen = std::collections::HashMap::new();
             while let Some(chunk) = r.next_chunk()? {
                 let base = report.records;
+                for (i, g) in chunk.iter().enumerate() {
+                    if let Some(first) = seen.insert(g.game_index, base + i as u64) {
+                        report.add(
+                            base + i as u64,
+                            format!(
+                                "game index {} repeats record {first} (a duplicated game)",
+                                g.game_index
+                            ),
+                            max,
+                        );
+                    }
+                }
                 let problems: Vec<(u64, String)> = chunk
                     .par_iter()
                     .enumerate()

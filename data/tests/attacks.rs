@@ -1,0 +1,248 @@
+//! Attack tests (issue #11): data files cut, duplicated or damaged, and the `kage-data`
+//! commands given them. Nothing may be lost without an error or an explicit
+//! `--allow-damaged`, and no command may leave a temporary file behind.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use kage_data::{
+    FileHeader, GameRecord, GameResult, PositionRecord, Reader, RecordKind, Termination, Writer,
+    read_all,
+};
+use kage_engine::{Game, Variant, VariantId};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+fn bin(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kage-data")).args(args).output().expect("kage-data runs")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// Random legal minishogi games and their positions.
+fn games(n: u64) -> (Vec<GameRecord>, Vec<PositionRecord>) {
+    let v = Variant::builtin(VariantId::Minishogi);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+    let (mut gs, mut ps) = (Vec::new(), Vec::new());
+    for gi in 0..n {
+        let mut game = Game::startpos(v);
+        let mut scores = Vec::new();
+        while game.outcome().is_none() && game.ply() < 40 {
+            let moves = game.position().legal_moves();
+            let m = moves.as_slice()[rng.random_range(0..moves.len())];
+            let rec = PositionRecord::from_position(
+                game.position(),
+                0,
+                None,
+                game.ply() as u16,
+                Some(m),
+                None,
+            )
+            .expect("packs");
+            ps.push(rec);
+            scores.push(0);
+            game.play(m);
+        }
+        gs.push(GameRecord {
+            variant: v.name.clone(),
+            start_fen: v.start_fen.clone(),
+            moves: game.moves().iter().map(|m| m.0).collect(),
+            scores,
+            result: GameResult::Draw,
+            termination: Termination::PlyLimit,
+            game_index: gi,
+        });
+    }
+    (gs, ps)
+}
+
+fn write<R: kage_data::Record>(p: &Path, kind: RecordKind, recs: &[R]) {
+    let h = FileHeader::new(kind, "minishogi", "a = 1", "rev", "attack-test").expect("header");
+    let mut w = Writer::<R>::create(p, h).expect("create");
+    w.set_chunk_target(1024);
+    w.write_all(recs).expect("write");
+    w.finish().expect("finish");
+}
+
+/// Byte ranges of the data chunks and of the end marker.
+fn chunks(bytes: &[u8]) -> (Vec<std::ops::Range<usize>>, std::ops::Range<usize>) {
+    let mut at = bytes.windows(4).position(|w| w == b"KCHK").expect("a chunk");
+    let mut out = Vec::new();
+    loop {
+        let len = u32::from_le_bytes(bytes[at + 4..at + 8].try_into().expect("4 bytes")) as usize;
+        let end = at + 16 + len;
+        if &bytes[at..at + 4] == b"KEND" {
+            return (out, at..end);
+        }
+        out.push(at..end);
+        at = end;
+    }
+}
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    positions: PathBuf,
+    pos_recs: Vec<PositionRecord>,
+    game_recs: Vec<GameRecord>,
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().to_path_buf();
+    let (game_recs, pos_recs) = games(12);
+    let positions = root.join("positions.kdata");
+    write(&positions, RecordKind::Position, &pos_recs);
+    Fixture { _dir: dir, root, positions, pos_recs, game_recs }
+}
+
+fn edited(f: &Fixture, name: &str, edit: impl FnOnce(&mut Vec<u8>)) -> PathBuf {
+    let mut bytes = std::fs::read(&f.positions).expect("read");
+    edit(&mut bytes);
+    let p = f.root.join(name);
+    std::fs::write(&p, bytes).expect("write");
+    p
+}
+
+fn damage_of(p: &Path) -> (u64, Vec<String>) {
+    let mut r = Reader::<PositionRecord>::open(p).expect("opens");
+    while r.next_chunk().expect("reads").is_some() {}
+    (r.records_read(), r.damage().iter().map(|d| d.reason.clone()).collect())
+}
+
+#[test]
+fn a_chunk_cut_out_or_copied_in_is_damage() {
+    let f = fixture();
+    let (ranges, _) = chunks(&std::fs::read(&f.positions).expect("read"));
+    assert!(ranges.len() >= 4, "{} chunks", ranges.len());
+    let cut = ranges[1].clone();
+    let cut_file = edited(&f, "cut.kdata", |b| {
+        b.drain(cut);
+    });
+    let (n, damage) = damage_of(&cut_file);
+    assert!(n < f.pos_recs.len() as u64);
+    assert_eq!(damage.len(), 1, "{damage:?}");
+    assert!(damage[0].contains("end marker counts") && damage[0].contains("missing"), "{damage:?}");
+    let o = bin(&["validate", s(&cut_file)]);
+    assert!(!o.status.success() && text(&o).contains("FAILED"), "{}", text(&o));
+
+    let copy = ranges[2].clone();
+    let dup_file = edited(&f, "dup.kdata", |b| {
+        let chunk = b[copy.clone()].to_vec();
+        b.splice(copy.end..copy.end, chunk);
+    });
+    let (n, damage) = damage_of(&dup_file);
+    assert!(n > f.pos_recs.len() as u64);
+    assert!(damage.len() == 1 && damage[0].contains("duplicated"), "{damage:?}");
+    let o = bin(&["validate", s(&dup_file)]);
+    assert!(!o.status.success(), "{}", text(&o));
+    // The intact file still passes.
+    let o = bin(&["validate", s(&f.positions)]);
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+#[test]
+fn a_games_file_with_every_game_twice_is_flagged() {
+    let f = fixture();
+    let twice: Vec<GameRecord> = f.game_recs.iter().chain(&f.game_recs).cloned().collect();
+    let p = f.root.join("twice.kdata");
+    write(&p, RecordKind::Game, &twice);
+    let o = bin(&["validate", s(&p)]);
+    let t = text(&o);
+    assert!(!o.status.success() && t.contains("repeats record"), "{t}");
+    let o = bin(&["stats", s(&p)]);
+    let t = text(&o);
+    assert!(t.contains(&format!("duplicate games: {}", f.game_recs.len())), "{t}");
+}
+
+#[test]
+fn damaged_input_stops_merge_shuffle_and_export_unless_allowed() {
+    let f = fixture();
+    let (ranges, _) = chunks(&std::fs::read(&f.positions).expect("read"));
+    let hit = ranges[1].start + 20;
+    let bad = edited(&f, "bad.kdata", |b| b[hit] ^= 0x55);
+    let (kept, _) = damage_of(&bad);
+    let out = f.root.join("out.kdata");
+    let tmp = kage_data::tmp_path(&out);
+    let runs: [Vec<&str>; 3] = [
+        vec!["merge", "--out", s(&out), s(&bad)],
+        vec!["shuffle", "--out", s(&out), s(&bad)],
+        vec!["export", "--text", "--out", s(&out), s(&bad)],
+    ];
+    for args in &runs {
+        let o = bin(args);
+        let t = text(&o);
+        assert!(!o.status.success(), "{args:?}: {t}");
+        assert!(t.contains("records lost") && t.contains("--allow-damaged"), "{args:?}: {t}");
+        assert!(!out.exists() && !tmp.exists(), "{args:?} left output behind");
+        let mut allowed = args.clone();
+        allowed.insert(1, "--allow-damaged");
+        let o = bin(&allowed);
+        let t = text(&o);
+        assert!(o.status.success() && t.contains("records lost"), "{allowed:?}: {t}");
+        if args[0] != "export" {
+            let (_, recs, damage) = read_all::<PositionRecord>(&out).expect("valid output");
+            assert_eq!((recs.len() as u64, damage.len()), (kept, 0));
+        }
+        std::fs::remove_file(&out).expect("output written");
+    }
+}
+
+#[test]
+fn outputs_and_inputs_are_checked_before_any_work() {
+    let f = fixture();
+    let o =
+        bin(&["shuffle", "--out", s(&f.root.join("o.kdata")), s(&f.positions), s(&f.positions)]);
+    assert!(!o.status.success() && text(&o).contains("given twice"), "{}", text(&o));
+    let o = bin(&["merge", "--out", s(&f.positions), s(&f.positions)]);
+    assert!(!o.status.success() && text(&o).contains("also an input"), "{}", text(&o));
+    for args in [
+        vec!["shuffle", "--out", s(&f.root), s(&f.positions)],
+        vec!["merge", "--out", s(&f.root), s(&f.positions)],
+        vec!["export", "--text", "--out", s(&f.root), s(&f.positions)],
+    ] {
+        let o = bin(&args);
+        assert!(
+            !o.status.success() && text(&o).contains("is a directory"),
+            "{args:?}: {}",
+            text(&o)
+        );
+        assert!(!kage_data::tmp_path(&f.root).exists());
+    }
+}
+
+#[test]
+fn repair_salvages_a_damaged_end_marker_or_a_cut_tail() {
+    let f = fixture();
+    let bytes = std::fs::read(&f.positions).expect("read");
+    let (ranges, end) = chunks(&bytes);
+    let end_hit = end.start + 18;
+    let no_end = edited(&f, "no-end.kdata", |b| b[end_hit] ^= 0xff);
+    // Refused whole by the readers...
+    let o = bin(&["shuffle", "--out", s(&f.root.join("x.kdata")), s(&no_end)]);
+    assert!(!o.status.success(), "{}", text(&o));
+    // ...salvaged by repair: every record, in order.
+    let fixed = f.root.join("fixed.kdata");
+    let o = bin(&["repair", "--out", s(&fixed), s(&no_end)]);
+    assert!(o.status.success(), "{}", text(&o));
+    let (_, recs, damage) = read_all::<PositionRecord>(&fixed).expect("valid");
+    assert_eq!(recs, f.pos_recs);
+    assert!(damage.is_empty());
+
+    let last = ranges.last().expect("chunks").clone();
+    let cut_at = last.start + (last.end - last.start) / 2;
+    let cut = edited(&f, "cut-tail.kdata", |b| b.truncate(cut_at));
+    let o = bin(&["repair", "--out", s(&fixed), s(&cut)]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("left out"), "{}", text(&o));
+    let (_, recs, _) = read_all::<PositionRecord>(&fixed).expect("valid");
+    assert!(!recs.is_empty() && recs.len() < f.pos_recs.len());
+    assert_eq!(recs[..], f.pos_recs[..recs.len()]);
+    assert!(!kage_data::tmp_path(&fixed).exists());
+}

@@ -1,0 +1,73 @@
+//! `go`: its arguments, and the `info` and `bestmove` lines a search answers with.
+
+use crate::position::Position;
+use crate::search::{Limits, SearchInfo, SearchResult, mate_in_moves};
+
+/// Parses the arguments of `go` (everything but `perft`).
+pub fn parse_go(args: &[&str], multipv: usize) -> Result<Limits, String> {
+    let mut l = Limits { multipv, ..Limits::default() };
+    let mut it = args.iter();
+    while let Some(&tok) = it.next() {
+        let mut num = |name: &str| -> Result<u64, String> {
+            let v = it.next().ok_or_else(|| format!("go {name} needs a value"))?;
+            // Negative clock values (some GUIs send them) count as zero.
+            if let Some(neg) = v.strip_prefix('-') {
+                return neg.parse::<u64>().map(|_| 0).map_err(|_| format!("bad go {name} '{v}'"));
+            }
+            v.parse::<u64>().map_err(|_| format!("bad go {name} '{v}'"))
+        };
+        match tok {
+            "depth" => l.depth = Some(num("depth")?.clamp(1, 1000) as u32),
+            "nodes" => l.nodes = Some(num("nodes")?.max(1)),
+            "movetime" => l.movetime_ms = Some(num("movetime")?),
+            "wtime" => l.wtime = Some(num("wtime")?),
+            "btime" => l.btime = Some(num("btime")?),
+            "winc" => l.winc = Some(num("winc")?),
+            "binc" => l.binc = Some(num("binc")?),
+            "movestogo" => l.movestogo = Some(num("movestogo")?.min(10_000) as u32),
+            "infinite" => l.infinite = true,
+            "ponder" => {}
+            other => return Err(format!("unknown go argument '{other}'")),
+        }
+    }
+    Ok(l)
+}
+
+/// `info depth .. seldepth .. [multipv k] score cp|mate .. nodes .. nps .. time .. pv ..`.
+pub fn info_line(i: &SearchInfo, pos: &Position, multi: bool) -> String {
+    let score = match mate_in_moves(i.score) {
+        Some(n) => format!("mate {n}"),
+        None => format!("cp {}", i.score),
+    };
+    let mut s = format!("info depth {} seldepth {}", i.depth, i.seldepth);
+    if multi {
+        s += &format!(" multipv {}", i.multipv);
+    }
+    s += &format!(" score {score} nodes {} nps {} time {} pv", i.nodes, i.nps, i.time_ms);
+    let mut p = pos.clone();
+    for &m in &i.pv {
+        if !p.is_legal(m) {
+            break;
+        }
+        s.push(' ');
+        s += &p.move_to_uci(m);
+        p.play(m);
+    }
+    s
+}
+
+/// `bestmove <move> [ponder <move>]`, or `bestmove (none)` without a legal move.
+pub fn bestmove_line(r: &SearchResult, pos: &Position) -> String {
+    if r.best_move.is_null() {
+        return "bestmove (none)".to_string();
+    }
+    let mut s = format!("bestmove {}", pos.move_to_uci(r.best_move));
+    if let Some(&m) = r.pv.get(1) {
+        let mut p = pos.clone();
+        p.play(r.best_move);
+        if p.is_legal(m) {
+            s += &format!(" ponder {}", p.move_to_uci(m));
+        }
+    }
+    s
+}

@@ -1,0 +1,140 @@
+//! `setoption`: UCI_Variant, Hash, MultiPV and EvalFile.
+//!
+//! `EvalFile` and `UCI_Variant` may come in either order: a network is loaded and checked
+//! when it is set, and whether it fits the variant is decided (and said, on `isready` or
+//! `go`) once both are known. A network that does not fit leaves the hand-crafted evaluation
+//! in use; an empty value selects the variant's default evaluation (the hand-crafted one).
+
+use super::Uci;
+use crate::eval::Evaluator;
+use crate::nnue::Network;
+use crate::variant::Variant;
+use std::io::Write;
+use std::sync::Arc;
+
+/// Default transposition table size (MB).
+pub const DEFAULT_HASH_MB: usize = 16;
+/// Largest accepted `Hash` value (MB); a machine that cannot give it gets what it has.
+pub const MAX_HASH_MB: usize = 65536;
+/// Largest accepted `MultiPV`.
+pub const MAX_MULTIPV: usize = 500;
+
+/// A network loaded by `EvalFile`, with the path it came from.
+pub(super) struct LoadedNet {
+    pub path: String,
+    pub net: Arc<Network>,
+}
+
+/// Reads and checks a network file (any variant: whether it fits is decided later).
+pub fn load_net(path: &str) -> Result<Network, String> {
+    let bytes = crate::nnue::read_file(std::path::Path::new(path)).map_err(|e| match e {
+        crate::nnue::NetError::Io(m) => format!("cannot read '{path}': {m}"),
+        e => format!("'{path}': {e}"),
+    })?;
+    Network::load(&bytes).map_err(|e| format!("'{path}': {e}"))
+}
+
+/// Whether `net` fits `variant` (its name and feature set).
+pub(super) fn net_fits(net: &Network, variant: &Variant) -> Result<(), String> {
+    net.check_compatible(
+        &variant.name,
+        crate::nnue::features::FEATURE_SET_ID,
+        crate::nnue::features::num_features(variant),
+    )
+    .map_err(|e| e.to_string())
+}
+
+impl Uci {
+    pub(super) fn setoption(&mut self, args: &[&str], out: &mut dyn Write) -> std::io::Result<()> {
+        // setoption name <id> [value <x>]
+        let joined = args.join(" ");
+        let Some(rest) = joined.strip_prefix("name ") else {
+            return writeln!(out, "info string error malformed setoption");
+        };
+        let (name, value) = match rest.split_once(" value ") {
+            Some((n, v)) => (n.trim(), v.trim()),
+            None => (rest.trim().strip_suffix(" value").unwrap_or(rest.trim()), ""),
+        };
+        if name.eq_ignore_ascii_case("UCI_Variant") {
+            let chosen = match self.custom {
+                Some(c) if c.name == value => Some(c),
+                _ => Variant::by_name(value).ok(),
+            };
+            match chosen {
+                Some(v) => {
+                    self.variant = v;
+                    self.game = None;
+                    self.position_error = None;
+                    self.eval_fit_said = false;
+                }
+                None => writeln!(out, "info string error unknown variant '{value}'")?,
+            }
+        } else if name.eq_ignore_ascii_case("Hash") {
+            match value.parse::<usize>() {
+                Ok(mb) if (1..=MAX_HASH_MB).contains(&mb) => {
+                    let got = self.worker.set_hash(mb);
+                    if got < mb {
+                        writeln!(
+                            out,
+                            "info string error Hash {mb} MB is more than this machine can give: \
+                             using {got} MB"
+                        )?;
+                    }
+                }
+                _ => writeln!(out, "info string error Hash must be 1..={MAX_HASH_MB} (MB)")?,
+            }
+        } else if name.eq_ignore_ascii_case("MultiPV") {
+            match value.parse::<usize>() {
+                Ok(k) if (1..=MAX_MULTIPV).contains(&k) => self.multipv = k,
+                _ => writeln!(out, "info string error MultiPV must be 1..={MAX_MULTIPV}")?,
+            }
+        } else if name.eq_ignore_ascii_case("EvalFile") {
+            self.eval_file(value, out)?;
+        } else {
+            writeln!(out, "info string error unknown option '{name}'")?;
+        }
+        Ok(())
+    }
+
+    fn eval_file(&mut self, value: &str, out: &mut dyn Write) -> std::io::Result<()> {
+        if value.is_empty() || value == "<empty>" {
+            self.net = None;
+            self.eval_fit_said = false;
+            self.worker.set_evaluator(Evaluator::HandCrafted);
+            return writeln!(out, "info string evaluation: the variant's default (hand-crafted)");
+        }
+        match load_net(value) {
+            Ok(net) => {
+                let net = Arc::new(net);
+                let ev = Evaluator::Nnue(Arc::clone(&net));
+                writeln!(out, "info string evaluation: {}", ev.describe())?;
+                self.worker.set_evaluator(ev);
+                self.net = Some(LoadedNet { path: value.to_string(), net });
+                self.eval_fit_said = false;
+            }
+            // The evaluation in use stays as it was.
+            Err(e) => writeln!(out, "info string error EvalFile: {e}")?,
+        }
+        Ok(())
+    }
+
+    /// Says once (on `isready` or `go`) that the loaded network does not fit the variant
+    /// now set, and that the hand-crafted evaluation is used instead.
+    pub(super) fn report_eval_fit(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        if self.eval_fit_said {
+            return Ok(());
+        }
+        self.eval_fit_said = true;
+        if let Some(n) = &self.net
+            && let Err(e) = net_fits(&n.net, self.variant)
+        {
+            writeln!(
+                out,
+                "info string error EvalFile '{}' does not fit variant {}: {e}; \
+                 using the hand-crafted evaluation",
+                n.path, self.variant.name
+            )?;
+        }
+        Ok(())
+    }
+}

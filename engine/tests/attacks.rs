@@ -1,0 +1,420 @@
+//! Attack tests (issue #11): input a careless or hostile user gives the engine. Each must
+//! end in a clear answer, never a crash, a hang or a silently wrong result. Each is fast.
+
+use kage_engine::nnue::features::{FEATURE_SET_ID, num_features};
+use kage_engine::nnue::{Activation, NetHeader, NetWeights, Network};
+use kage_engine::protocol::uci::Uci;
+use kage_engine::search::{Limits, Searcher};
+use kage_engine::{Game, Position, Variant, VariantId};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// A running `kage` whose output lines arrive on a channel.
+struct Engine {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl Engine {
+    fn start(args: &[&str]) -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kage"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("kage runs");
+        let out = child.stdout.take().expect("stdout");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for l in BufReader::new(out).lines() {
+                let Ok(l) = l else { break };
+                if tx.send(l).is_err() {
+                    break;
+                }
+            }
+        });
+        Engine { child, lines, seen: Vec::new() }
+    }
+
+    fn send(&mut self, bytes: &[u8]) {
+        let stdin = self.child.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).expect("write");
+        stdin.flush().expect("flush");
+    }
+
+    /// Waits (at most `secs`) for a line starting with `prefix`; panics with what was seen.
+    fn expect(&mut self, prefix: &str, secs: u64) -> String {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(l) => {
+                    self.seen.push(l.clone());
+                    if l.starts_with(prefix) {
+                        return l;
+                    }
+                }
+                Err(_) => {
+                    let _ = self.child.kill();
+                    panic!("no '{prefix}' within {secs} s; got:\n{}", self.seen.join("\n"));
+                }
+            }
+        }
+    }
+
+    /// Closes stdin and waits (at most `secs`) for the process to end; returns the exit code.
+    fn close(mut self, secs: u64) -> (Option<i32>, Vec<String>) {
+        drop(self.child.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                while let Ok(l) = self.lines.recv_timeout(Duration::from_millis(200)) {
+                    self.seen.push(l);
+                }
+                return (status.code(), self.seen);
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("kage still running {secs} s after stdin closed:\n{}", self.seen.join("\n"));
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+#[test]
+fn stdin_closing_during_a_finite_search_stops_it() {
+    let mut e = Engine::start(&[]);
+    e.send(b"setoption name UCI_Variant value minishogi\nposition startpos\ngo depth 60\n");
+    e.expect("info depth 1 ", 10);
+    let t = Instant::now();
+    let (code, seen) = e.close(10);
+    assert!(t.elapsed() < Duration::from_secs(3), "took {:?}", t.elapsed());
+    assert_eq!(code, Some(0));
+    assert!(seen.iter().any(|l| l.starts_with("bestmove ")), "{seen:?}");
+}
+
+#[test]
+fn go_perft_is_stopped_by_stop_and_quit() {
+    let mut e = Engine::start(&[]);
+    e.send(b"position startpos\ngo perft 12\n");
+    std::thread::sleep(Duration::from_millis(100));
+    let t = Instant::now();
+    e.send(b"stop\nisready\n");
+    e.expect("info string perft stopped", 5);
+    e.expect("readyok", 5);
+    assert!(t.elapsed() < Duration::from_secs(3), "stop took {:?}", t.elapsed());
+    // A finished perft still prints its counts; `quit` ends a running one.
+    e.send(b"setoption name UCI_Variant value minishogi\ngo perft 3\n");
+    assert_eq!(e.expect("Nodes searched", 10), "Nodes searched: 2512");
+    e.send(b"go perft 12\n");
+    std::thread::sleep(Duration::from_millis(50));
+    e.send(b"quit\n");
+    let (code, _) = e.close(5);
+    assert_eq!(code, Some(0));
+}
+
+#[test]
+fn a_line_that_is_not_utf8_is_reported_and_the_loop_goes_on() {
+    let mut e = Engine::start(&[]);
+    e.send(b"uci\n\xff\xfe\nisready\n");
+    let err = e.expect("info string error", 5);
+    assert!(err.contains("not UTF-8"), "{err}");
+    e.expect("readyok", 5);
+    let (code, _) = e.close(5);
+    assert_eq!(code, Some(0));
+}
+
+#[test]
+fn the_largest_hash_never_aborts_nor_blocks() {
+    let mut e = Engine::start(&[]);
+    let t = Instant::now();
+    e.send(b"setoption name Hash value 65536\nisready\n");
+    e.expect("readyok", 20);
+    assert!(t.elapsed() < Duration::from_secs(10), "Hash took {:?}", t.elapsed());
+    e.send(b"setoption name UCI_Variant value minishogi\nposition startpos\ngo depth 3\n");
+    e.expect("bestmove ", 20);
+    e.send(b"ucinewgame\nsetoption name Hash value 1\nisready\n");
+    e.expect("readyok", 20);
+    let (code, _) = e.close(10);
+    assert_eq!(code, Some(0));
+}
+
+#[test]
+fn hash_tables_fall_back_to_what_can_be_had() {
+    use kage_engine::search::tt::Tt;
+    let (t, got) = Tt::allocate(4);
+    assert_eq!((got, t.size_mb()), (4, 4));
+    // Far beyond any machine: cut to what the system has, never an abort.
+    let (t, got) = Tt::allocate(usize::MAX / 2);
+    assert!((1..usize::MAX / 2).contains(&got) && t.size_mb() == got, "{got}");
+    drop(t);
+    let mut s = Searcher::new(1);
+    assert_eq!(s.resize(2), 2);
+    assert_eq!(s.hash_mb(), 2);
+}
+
+/// `position fen <bad>` must not leave `go` searching the previous position.
+#[test]
+fn go_after_a_refused_position_refuses_to_search() {
+    let mut uci = Uci::new(Variant::builtin(VariantId::Minishogi), None);
+    let mut out = Vec::new();
+    for l in
+        ["position startpos moves a2a3", "position fen rbsgk/4p/5/X4/KGSBR[-] w 0 1", "go depth 2"]
+    {
+        uci.handle(l, &mut out).expect("io");
+    }
+    uci.wait();
+    let text = String::from_utf8_lossy(&out).into_owned();
+    assert!(text.contains("info string error bad FEN"), "{text}");
+    assert!(text.contains("no position to search"), "{text}");
+    assert!(text.contains("bestmove (none)"), "{text}");
+    // A good position afterwards searches again.
+    let mut out = Vec::new();
+    uci.handle("position startpos", &mut out).expect("io");
+    uci.handle("go depth 1", &mut out).expect("io");
+    uci.wait();
+    assert!(!String::from_utf8_lossy(&out).contains("error"));
+}
+
+fn small_net(v: &Variant) -> Vec<u8> {
+    let (f, h, k) = (num_features(v), 8usize, 4usize);
+    let header = NetHeader {
+        variant: v.name.clone(),
+        feature_set_id: FEATURE_SET_ID,
+        num_features: f as u32,
+        ft_size: h as u32,
+        head_size: k as u32,
+        activation: Activation::ClippedRelu,
+        output_scale: 400,
+        run_id: "attack".into(),
+        git_revision: "attack".into(),
+        config: String::new(),
+    };
+    let weights = NetWeights {
+        ft_weights: (0..f * h).map(|i| (i % 7) as i16 - 3).collect(),
+        ft_bias: vec![5; h],
+        l1_weights: (0..k * 2 * h).map(|i| (i % 5) as i8 - 2).collect(),
+        l1_bias: vec![1; k],
+        out_weights: vec![3; k],
+        out_bias: 0,
+    };
+    Network::from_parts(header, weights).expect("consistent network").to_bytes()
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("kage-attack-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+fn said(uci: &mut Uci, line: &str) -> String {
+    let mut out = Vec::new();
+    uci.handle(line, &mut out).expect("io");
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[test]
+fn eval_file_and_variant_in_either_order() {
+    let dir = temp_dir("evalfile");
+    let net = dir.join("minishogi.nnue");
+    std::fs::write(&net, small_net(Variant::builtin(VariantId::Minishogi))).expect("write");
+    let set_net = format!("setoption name EvalFile value {}", net.display());
+
+    // EvalFile first (the default variant is shinobiplus), then the variant: accepted.
+    let mut uci = Uci::new(Variant::builtin(VariantId::ShinobiPlus), None);
+    let t = said(&mut uci, &set_net);
+    assert!(t.contains("NNUE minishogi") && !t.contains("error"), "{t}");
+    said(&mut uci, "setoption name UCI_Variant value minishogi");
+    let t = said(&mut uci, "isready");
+    assert_eq!(t.trim(), "readyok");
+
+    // A variant it does not fit: said on isready (once), the HCE is used.
+    let mut uci = Uci::new(Variant::builtin(VariantId::ShinobiPlus), None);
+    said(&mut uci, &set_net);
+    said(&mut uci, "setoption name UCI_Variant value gorogoroplus");
+    let t = said(&mut uci, "isready");
+    assert!(t.contains("does not fit variant gorogoroplus") && t.contains("hand-crafted"), "{t}");
+    assert_eq!(said(&mut uci, "isready").trim(), "readyok", "said once");
+    said(&mut uci, "position startpos");
+    let t = said(&mut uci, "go depth 1");
+    assert!(!t.contains("error"), "{t}");
+    uci.wait();
+
+    // An empty value is the variant's default; a file of zeros is refused at once.
+    let t = said(&mut uci, "setoption name EvalFile value ");
+    assert!(t.contains("default") && !t.contains("error"), "{t}");
+    assert_eq!(said(&mut uci, "isready").trim(), "readyok");
+    #[cfg(target_os = "linux")]
+    {
+        let t0 = Instant::now();
+        let t = said(&mut uci, "setoption name EvalFile value /dev/zero");
+        assert!(t.contains("info string error") && t.contains("magic"), "{t}");
+        assert!(t0.elapsed() < Duration::from_secs(2));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn movetime_uses_the_whole_time() {
+    let v = Variant::builtin(VariantId::ShinobiPlus);
+    let game = Game::startpos(v);
+    let mut s = Searcher::new(8);
+    for ms in [60u64, 250] {
+        let limits = Limits { movetime_ms: Some(ms), ..Limits::default() };
+        let t = Instant::now();
+        let r = s.search(&game, &limits, &AtomicBool::new(false), &mut |_| {});
+        let took = t.elapsed().as_millis() as u64;
+        assert!(!r.best_move.is_null());
+        // At most a 5 ms margin; a loaded machine may answer late, never early.
+        assert!(took >= ms - 5.min(ms / 50) - 1, "movetime {ms}: returned after {took} ms");
+        assert!(took < ms + 1000, "movetime {ms}: returned after {took} ms");
+    }
+}
+
+/// 23 droppable kinds on an 8x8 board: 23 * 62 drops and 3 king moves.
+fn many_drops_spec() -> String {
+    let letters: Vec<char> = ('A'..='X').filter(|&c| c != 'K').collect();
+    let hand: String = letters.iter().collect();
+    let mut s = format!(
+        "name = \"manydrops\"\nwidth = 8\nheight = 8\n\
+         start_fen = \"k7/8/8/8/8/8/8/7K[{hand}] w - - 0 1\"\nhand_order = \"{hand}\"\n\
+         captures_to_hand = true\nstalemate = \"draw\"\nmove_rule = 50\n\
+         [repetition]\ncount = 3\nverdict = \"draw\"\n\
+         [zones]\ndrop_white = [1, 2, 3, 4, 5, 6, 7, 8]\ndrop_black = [1, 2, 3, 4, 5, 6, 7, 8]\n\
+         [[piece]]\nletter = \"K\"\nname = \"king\"\nbetza = \"K\"\nroyal = true\n"
+    );
+    for c in letters {
+        s += &format!("[[piece]]\nletter = \"{c}\"\nname = \"p{c}\"\nbetza = \"W\"\n");
+    }
+    s
+}
+
+#[test]
+fn a_move_list_longer_than_1024_is_not_truncated() {
+    let v = Variant::from_spec_text(&many_drops_spec()).expect("spec compiles");
+    let pos = Position::from_fen(v, &v.start_fen).expect("start");
+    assert_eq!(pos.count_legal(), 1429);
+    let list = pos.legal_moves();
+    assert_eq!(list.len(), 1429);
+    let mut moves: Vec<_> = list.as_slice().to_vec();
+    moves.sort();
+    moves.dedup();
+    assert_eq!(moves.len(), 1429, "every move once");
+    assert!(moves.iter().all(|&m| pos.is_legal(m)));
+    assert_eq!(kage_engine::perft::perft(&pos, 1), 1429);
+    assert_eq!(kage_engine::perft::divide(&pos, 1).len(), 1429);
+    // The list is reused by search frames: a shorter list after a long one is exact.
+    let mut l = kage_engine::MoveList::new();
+    pos.generate(&mut l);
+    l.clear();
+    Position::startpos(Variant::builtin(VariantId::Minishogi)).generate(&mut l);
+    assert_eq!(l.len(), 14);
+    // And the search copes (root list and node frames).
+    let mut s = Searcher::new(1);
+    let r = s.search(&Game::new(pos), &Limits::depth(2), &AtomicBool::new(false), &mut |_| {});
+    assert!(!r.best_move.is_null());
+}
+
+#[test]
+fn counters_and_move_rules_that_do_not_fit_are_refused_or_saturate() {
+    let base = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/variants/examples/shinobiplus_rank4.toml"
+    ))
+    .expect("example spec");
+    let rule = |n: u32| {
+        let mut out = String::new();
+        for l in base.lines() {
+            if l.starts_with("move_rule") {
+                out += &format!("move_rule = {n}\n");
+            } else {
+                out += l;
+                out.push('\n');
+            }
+        }
+        assert!(out.contains(&format!("move_rule = {n}")));
+        out
+    };
+    let e = Variant::from_spec_text(&rule(40000)).expect_err("wraps in 16 bits");
+    assert!(e.to_string().contains("move_rule 40000 is too large"), "{e}");
+    assert!(Variant::from_spec_text(&rule(70000)).is_err(), "above u16");
+    let v = Variant::from_spec_text(&rule(32767)).expect("fits");
+    assert_eq!(v.move_rule_plies, 65534);
+
+    // A halfmove clock at its maximum does not wrap to 0 (nor panic) on the next move.
+    let v = Variant::builtin(VariantId::Minishogi);
+    let mut pos = Position::from_fen(v, "rbsgk/4p/5/P4/KGSBR[-] w 65535 65535").expect("fen");
+    let m = pos.parse_move("b1c2").expect("legal");
+    pos.play(m);
+    assert_eq!(pos.halfmove_clock(), 65535);
+    let m = pos.parse_move("e4e3").expect("legal");
+    pos.play(m);
+    assert_eq!((pos.halfmove_clock(), pos.fullmove_number()), (65535, 65535));
+    pos.play_null();
+    assert_eq!(pos.halfmove_clock(), 65535);
+}
+
+fn kage(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_kage")).args(args).output().expect("run kage")
+}
+
+#[test]
+fn kage_check_refuses_bad_specs_with_one_line() {
+    let dir = temp_dir("check");
+    let spec =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/variants/minishogi.toml"))
+            .expect("spec");
+    let cases = [
+        ("empty-name", spec.replace("name = \"minishogi\"", "name = \"\""), "name"),
+        ("spaced-name", spec.replace("name = \"minishogi\"", "name = \"mini shogi\""), "name"),
+        // Black's king starts on its own campmate rank: the game is over before move 1.
+        (
+            "over",
+            spec.replace(
+                "drop_black = [1, 2, 3, 4, 5]",
+                "drop_black = [1, 2, 3, 4, 5]\nflag_black = [5]",
+            ),
+            "over before the first move",
+        ),
+    ];
+    for (name, text, want) in cases {
+        let path = dir.join(format!("{name}.toml"));
+        std::fs::write(&path, text).expect("write");
+        let o = kage(&["check", path.to_str().expect("utf-8 path")]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains(want) && err.trim_end().lines().count() == 1, "{name}: {err}");
+    }
+    // A big file is not read whole.
+    #[cfg(target_os = "linux")]
+    {
+        let t = Instant::now();
+        let o = kage(&["check", "/dev/zero"]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("larger than"));
+        assert!(t.elapsed() < Duration::from_secs(5));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn error_texts_do_not_repeat_themselves() {
+    let o = kage(&["rules", "--variant", "minishogi", "--fen", "rbsgk/4p/5/X4/KGSBR[-] w 0 1"]);
+    let err = String::from_utf8_lossy(&o.stderr).trim_end().to_string();
+    assert_eq!(o.status.code(), Some(2));
+    let reason = err.rsplit(": ").next().expect("a reason");
+    assert_eq!(err.matches(reason).count(), 1, "{err}");
+    assert!(err.starts_with("error: bad FEN: "), "{err}");
+    let o = kage(&["--variant-file", "/nonexistent/x.toml", "check", "/nonexistent/x.toml"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.matches("/nonexistent/x.toml").count(), 1, "{err}");
+    let mut buf = String::new();
+    let _ = (&o.stdout[..]).read_to_string(&mut buf);
+    assert!(buf.is_empty());
+}
