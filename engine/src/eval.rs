@@ -20,6 +20,9 @@ pub enum Evaluator {
     /// The hand-crafted evaluation with the built-in parameters of the searched variant.
     #[default]
     HandCrafted,
+    /// The hand-crafted evaluation with these parameters (e.g. `kage-train tune`'s output) for
+    /// whatever variant is searched.
+    HandCraftedWith(Arc<EvalParams>),
     /// An NNUE network (shared between searchers). Used for positions of the variant it was
     /// trained for; other variants fall back to the hand-crafted evaluation.
     Nnue(Arc<Network>),
@@ -59,6 +62,7 @@ impl Evaluator {
     pub fn describe(&self) -> String {
         match self {
             Evaluator::HandCrafted => "hand-crafted".to_string(),
+            Evaluator::HandCraftedWith(_) => "hand-crafted (parameters from a file)".to_string(),
             Evaluator::Nnue(net) => {
                 let h = net.header();
                 format!(

@@ -166,6 +166,7 @@ impl Searcher {
     pub fn set_evaluator(&mut self, evaluator: Evaluator) {
         self.evaluator = evaluator;
         self.nnue = None;
+        self.hce = None;
         self.tt.clear();
     }
 
@@ -184,7 +185,10 @@ impl Searcher {
     ) -> SearchResult {
         let v = game.variant();
         if !self.hce.as_ref().is_some_and(|h| std::ptr::eq(h.variant(), v)) {
-            self.hce = Some(Hce::new(v));
+            self.hce = Some(match &self.evaluator {
+                Evaluator::HandCraftedWith(p) => Hce::with_params(v, p),
+                _ => Hce::new(v),
+            });
         }
         let hce = self.hce.as_ref().expect("evaluation tables built above");
         let nnue = match self.evaluator.network_for(v) {

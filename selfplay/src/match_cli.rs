@@ -18,7 +18,7 @@ pub struct MatchArgs {
     /// Variant: shinobiplus, shinobi, gorogoroplus or minishogi.
     #[arg(long)]
     pub variant: String,
-    /// A player, given twice (the first one's results are reported): `builtin [net=FILE]
+    /// A player, given twice (the first one's results are reported): `builtin [net=FILE] [params=FILE]
     /// [hash=MB] [name=N]`, or an outside UCI engine `cmd=PROGRAM [arg=A]... [dir=DIR]
     /// [name=N] [option.NAME=VALUE]...` (setoption lines, in order).
     #[arg(long = "engine", num_args = 1.., required = true, value_name = "KEY=VALUE")]
@@ -182,7 +182,7 @@ pub fn run_stats(a: &StatsArgs) -> Result<()> {
 /// One `--engine` occurrence, parsed.
 fn engine_spec(tokens: &[String], hash: usize) -> Result<EngineSpec> {
     let mut name = None;
-    let (mut builtin, mut net, mut hash_mb) = (false, None, hash);
+    let (mut builtin, mut net, mut params, mut hash_mb) = (false, None, None, hash);
     let (mut cmd, mut args, mut dir, mut options) = (None, Vec::new(), None, Vec::new());
     for t in tokens {
         if t == "builtin" {
@@ -195,6 +195,7 @@ fn engine_spec(tokens: &[String], hash: usize) -> Result<EngineSpec> {
         match k {
             "name" => name = Some(v.to_owned()),
             "net" => net = Some(PathBuf::from(v)),
+            "params" => params = Some(PathBuf::from(v)),
             "hash" => hash_mb = v.parse().with_context(|| format!("bad hash {v:?}"))?,
             "cmd" => cmd = Some(v.to_owned()),
             "arg" => args.push(v.to_owned()),
@@ -203,8 +204,8 @@ fn engine_spec(tokens: &[String], hash: usize) -> Result<EngineSpec> {
             _ => match k.strip_prefix("option.") {
                 Some(o) if !o.is_empty() => options.push((o.to_owned(), v.to_owned())),
                 _ => bail!(
-                    "unknown engine setting {k:?} (expected name, net, hash, cmd, arg, args, \
-                     dir or option.NAME)"
+                    "unknown engine setting {k:?} (expected name, net, params, hash, cmd, arg, \
+                     args, dir or option.NAME)"
                 ),
             },
         }
@@ -213,12 +214,15 @@ fn engine_spec(tokens: &[String], hash: usize) -> Result<EngineSpec> {
         (true, Some(_)) => bail!("an engine is either `builtin` or `cmd=...`, not both"),
         (true, None) => {
             if !options.is_empty() || !args.is_empty() || dir.is_some() {
-                bail!("the builtin engine takes only net=, hash= and name=");
+                bail!("the builtin engine takes only net=, params=, hash= and name=");
             }
-            EngineKind::Builtin { net, hash_mb }
+            if net.is_some() && params.is_some() {
+                bail!("give the builtin engine net= or params=, not both");
+            }
+            EngineKind::Builtin { net, hash_mb, params }
         }
         (false, Some(cmd)) => {
-            if net.is_some() {
+            if net.is_some() || params.is_some() {
                 bail!(
                     "net= is for the builtin engine; give an outside engine its network with option.EvalFile=FILE"
                 );
@@ -231,6 +235,10 @@ fn engine_spec(tokens: &[String], hash: usize) -> Result<EngineSpec> {
         EngineKind::Builtin { net: Some(n), .. } => format!(
             "kage-{}",
             n.file_stem().map_or("net".into(), |s| s.to_string_lossy().into_owned())
+        ),
+        EngineKind::Builtin { params: Some(p), .. } => format!(
+            "kage-{}",
+            p.file_stem().map_or("params".into(), |s| s.to_string_lossy().into_owned())
         ),
         EngineKind::Builtin { net: None, .. } => "kage-hce".into(),
         EngineKind::Uci(u) => std::path::Path::new(&u.cmd)

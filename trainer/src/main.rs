@@ -47,13 +47,13 @@ struct TuneArgs {
     #[arg(long)]
     params: Option<PathBuf>,
     /// Adam steps over the whole training set.
-    #[arg(long, default_value_t = 600)]
+    #[arg(long, default_value_t = 1500)]
     iterations: usize,
     /// Adam step size in centipawns.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 2.0)]
     lr: f64,
     /// Pull towards the starting values (weight of the squared distance).
-    #[arg(long, default_value_t = 1e-7)]
+    #[arg(long, default_value_t = 0.0)]
     l2: f64,
     /// Fraction held out to report the validation error.
     #[arg(long, default_value_t = 0.1)]
@@ -63,8 +63,9 @@ struct TuneArgs {
     /// Skip positions before this ply.
     #[arg(long, default_value_t = 0)]
     min_ply: u16,
-    /// Weight of the game result in the target (the rest: the recorded search score).
-    #[arg(long, default_value_t = 1.0)]
+    /// Weight of the game result in the target (the rest: the recorded search score; 0, the
+    /// default, fits the evaluation to the search scores, which gained in matches).
+    #[arg(long, default_value_t = 0.0)]
     lambda: f64,
     /// Tune on what is left when data chunks are damaged.
     #[arg(long)]

@@ -1,7 +1,10 @@
 //! Texel-style tuning of the hand-crafted evaluation (`kage-train tune`): fits the linear
 //! parameters of [`kage_engine::eval::hce_terms::TermLayout`] (material on the board and in
-//! hand, advancement, centrality, tempo) to the game results of self-play positions by
-//! minimising the mean squared error between the result and `sigmoid(K * eval)`.
+//! hand, advancement, centrality, tempo) to self-play positions by minimising the mean squared
+//! error between a target and `sigmoid(K * eval)`. The target blends the game result with the
+//! recorded search score (`lambda`); the default, `lambda = 0`, fits the static evaluation to
+//! the deeper search's scores, which is what gained in matches (BENCHMARKS.md), while fitting
+//! to results alone lost Elo on self-play data.
 //!
 //! `K` is fitted first with the starting parameters; then Adam runs full-batch over the
 //! training positions. Gradients are summed per fixed block of positions and the blocks are
@@ -73,13 +76,13 @@ impl Default for TuneConfig {
     fn default() -> Self {
         TuneConfig {
             data: Vec::new(),
-            iterations: 600,
-            lr: 1.0,
-            l2: 1e-7,
+            iterations: 1500,
+            lr: 2.0,
+            l2: 0.0,
             val_fraction: 0.1,
             seed: 1,
             min_ply: 0,
-            lambda: 1.0,
+            lambda: 0.0,
             allow_damaged: false,
         }
     }

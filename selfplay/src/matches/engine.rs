@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use kage_engine::eval::Evaluator;
+use kage_engine::eval::{EvalParams, Evaluator};
 use kage_engine::search::{Limits, MATE, MATE_BOUND, Searcher};
 use kage_engine::{Color, Game, Variant};
 use serde::{Deserialize, Serialize};
@@ -55,8 +55,17 @@ impl Score {
 /// Who plays: the built-in engine or an outside one.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum EngineKind {
-    /// kage's search in this process; `net`: a network file (none: hand-crafted evaluation).
-    Builtin { net: Option<PathBuf>, hash_mb: usize },
+    /// kage's search in this process; `net`: a network file (none: hand-crafted evaluation);
+    /// `params`: hand-crafted evaluation parameters from a file (`kage-train tune`'s output).
+    Builtin {
+        /// Network file.
+        net: Option<PathBuf>,
+        /// Transposition table, MiB.
+        hash_mb: usize,
+        /// Evaluation-parameter file (TOML).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        params: Option<PathBuf>,
+    },
     /// An outside UCI engine.
     Uci(UciSpec),
 }
@@ -232,12 +241,23 @@ impl MatchEngine for Outside {
     }
 }
 
-/// The evaluation of a built-in player: its network loaded for `variant`, or the
-/// hand-crafted one.
-pub fn load_evaluator(net: Option<&PathBuf>, variant: &Variant) -> Result<Evaluator, String> {
-    match net {
-        None => Ok(Evaluator::HandCrafted),
-        Some(p) => {
+/// The evaluation of a built-in player: its network loaded for `variant`, the hand-crafted
+/// one with parameters from a file, or the built-in hand-crafted one.
+pub fn load_evaluator(
+    net: Option<&PathBuf>,
+    params: Option<&PathBuf>,
+    variant: &Variant,
+) -> Result<Evaluator, String> {
+    match (net, params) {
+        (Some(_), Some(_)) => Err("give net= or params=, not both".into()),
+        (None, None) => Ok(Evaluator::HandCrafted),
+        (None, Some(p)) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+            let params = EvalParams::parse(&text).map_err(|e| format!("{}: {e}", p.display()))?;
+            Ok(Evaluator::HandCraftedWith(std::sync::Arc::new(params)))
+        }
+        (Some(p), None) => {
             let bytes =
                 std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
             Evaluator::load_nnue(&bytes, variant).map_err(|e| format!("{}: {e}", p.display()))

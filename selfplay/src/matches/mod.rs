@@ -94,7 +94,8 @@ impl MatchConfig {
             max_plies: self.max_plies,
             adjudication: &self.adjudication,
             nets: [0, 1].map(|i| match &self.engines[i].kind {
-                EngineKind::Builtin { net: Some(p), .. } => {
+                EngineKind::Builtin { net: Some(p), .. }
+                | EngineKind::Builtin { params: Some(p), .. } => {
                     std::fs::read(p).ok().map(|b| crate::player::file_hash(&b))
                 }
                 _ => None,

@@ -219,8 +219,10 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
         .engines
         .iter()
         .map(|e| match &e.kind {
-            EngineKind::Builtin { net, .. } => engine::load_evaluator(net.as_ref(), variant)
-                .map_err(|m| setup(format!("engine {:?}: network {m}", e.name))),
+            EngineKind::Builtin { net, params, .. } => {
+                engine::load_evaluator(net.as_ref(), params.as_ref(), variant)
+                    .map_err(|m| setup(format!("engine {:?}: evaluation {m}", e.name)))
+            }
             EngineKind::Uci(_) => Ok(Evaluator::HandCrafted),
         })
         .collect::<Result<_, _>>()?;

@@ -1,0 +1,74 @@
+//! `kage-selfplay match` with `builtin params=FILE`: the hand-crafted evaluation with
+//! parameters from a file (what `kage-train tune` writes) plays, and a bad file is one clear
+//! error line before anything is written.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_kage-selfplay");
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("kage-match-params-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn run(args: &[&str]) -> std::process::Output {
+    Command::new(BIN).args(args).output().expect("runs")
+}
+
+#[test]
+fn a_parameter_file_plays_and_a_bad_one_is_refused() {
+    let dir = temp_dir("plays");
+    let params = dir.join("heavy-pawns.toml");
+    // A legal parameter file that values pawns at three times the spec's value.
+    std::fs::write(&params, "tempo = 10\n[material]\n\"P\" = 300\n").unwrap();
+    let out = dir.join("m");
+    let (p, o) = (params.display().to_string(), out.display().to_string());
+    let r = run(&[
+        "match",
+        "--variant",
+        "minishogi",
+        "--games",
+        "2",
+        "--nodes",
+        "300",
+        "--quiet",
+        "--engine",
+        "builtin",
+        &format!("params={p}"),
+        "--engine",
+        "builtin",
+        "--out",
+        &o,
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let summary = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    assert!(summary.contains("kage-heavy-pawns"), "{summary}");
+
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "tempo = \"ten\"\n").unwrap();
+    let out2 = dir.join("m2");
+    let r = run(&[
+        "match",
+        "--variant",
+        "minishogi",
+        "--games",
+        "2",
+        "--nodes",
+        "300",
+        "--quiet",
+        "--engine",
+        "builtin",
+        &format!("params={}", bad.display()),
+        "--engine",
+        "builtin",
+        "--out",
+        &out2.display().to_string(),
+    ]);
+    assert!(!r.status.success());
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(err.contains("bad.toml"), "{err}");
+    assert!(!out2.join("games.jsonl").exists());
+}

@@ -1,0 +1,87 @@
+//! Texel tuning recovers a known evaluation: positions of random playouts are scored by the
+//! hand-crafted evaluation with a changed pawn value, and the tuner, started from the built-in
+//! parameters, moves the pawn value towards it and lowers the held-out error; the same data
+//! and seed give the same parameters with 1 and 2 threads.
+
+mod common;
+
+use common::temp_dir;
+use kage_data::{FileHeader, PositionRecord, RecordKind, Writer};
+use kage_engine::eval::{EvalParams, Hce};
+use kage_engine::{Position, Variant};
+use kage_train::tune::{TuneConfig, TuneError, tune};
+use std::path::Path;
+
+/// Random playouts of minishogi, each position scored (side to move's view) by `hce`.
+fn write_scored(path: &Path, hce: &Hce, games: u64) {
+    let v = Variant::by_name("minishogi").expect("variant");
+    let header = FileHeader::new(RecordKind::Position, "minishogi", "tune test", "test", "tests")
+        .expect("header");
+    let mut w = Writer::<PositionRecord>::create(path, header).expect("writer");
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..games {
+        let mut pos = Position::startpos(v);
+        for ply in 0..60u16 {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let m = moves.as_slice()[(state % moves.len() as u64) as usize];
+            let score = hce.evaluate(&pos).clamp(-3000, 3000) as i16;
+            // The side the evaluation favours wins, but for one game in eight.
+            let favoured = if score >= 0 { pos.side_to_move() } else { !pos.side_to_move() };
+            let winner = Some(if state % 8 == 0 { !favoured } else { favoured });
+            let rec = PositionRecord::from_position(&pos, score, winner, ply, Some(m), None)
+                .expect("record");
+            w.write(&rec).expect("write");
+            pos.play(m);
+        }
+    }
+    w.finish().expect("finish");
+}
+
+#[test]
+fn tuning_recovers_a_changed_piece_value() {
+    let dir = temp_dir("tune-recovers");
+    let path = dir.join("scored.kdata");
+    let v = Variant::by_name("minishogi").expect("variant");
+    let base = EvalParams::for_variant("minishogi");
+    let mut truth = base.clone();
+    truth.hand.insert("P".into(), 260);
+    truth.material.insert("P".into(), 220);
+    write_scored(&path, &Hce::with_params(v, &truth), 400);
+    let cfg = TuneConfig {
+        data: vec![path.clone()],
+        iterations: 300,
+        lr: 4.0,
+        val_fraction: 0.2,
+        ..TuneConfig::default()
+    };
+    let r = tune(v, &base, &cfg, |_, _| {}).expect("tuning runs");
+    assert!(r.val_mse.1 < 0.5 * r.val_mse.0, "held-out error {:?}", r.val_mse);
+    let pawn = r.params.iter().find(|p| p.0 == "material.P").expect("pawn value");
+    assert!(pawn.1 == 100.0 && pawn.2 > 160.0, "pawn value {} -> {}", pawn.1, pawn.2);
+
+    // Same data and seed, other thread count: the same parameters.
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
+    let one = pool.install(|| tune(v, &base, &cfg, |_, _| {})).expect("tuning runs");
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("pool");
+    let two = pool.install(|| tune(v, &base, &cfg, |_, _| {})).expect("tuning runs");
+    assert_eq!(one.params, two.params);
+}
+
+#[test]
+fn tuning_refuses_too_little_data_and_bad_settings() {
+    let dir = temp_dir("tune-refuses");
+    let path = dir.join("small.kdata");
+    let v = Variant::by_name("minishogi").expect("variant");
+    write_scored(&path, &Hce::new(v), 2);
+    let base = EvalParams::for_variant("minishogi");
+    let cfg = TuneConfig { data: vec![path.clone()], ..TuneConfig::default() };
+    assert!(matches!(tune(v, &base, &cfg, |_, _| {}), Err(TuneError::TooFewPositions(_))));
+    let bad = TuneConfig { lambda: 2.0, ..cfg };
+    assert!(matches!(tune(v, &base, &bad, |_, _| {}), Err(TuneError::Setting(_))));
+}
