@@ -5,8 +5,8 @@ use crate::position::{MoveError, Position};
 use crate::types::{Color, Move, MoveKind};
 use crate::variant::{RepetitionVerdict, Variant};
 
-/// Why a game ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Why a game ended by a rule of the variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Reason {
     Checkmate,
     Stalemate,

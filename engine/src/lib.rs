@@ -9,6 +9,7 @@ pub mod position;
 pub mod protocol;
 pub mod search;
 pub mod types;
+pub mod util;
 pub mod variant;
 
 pub use game::{Game, Outcome, Reason};

@@ -57,7 +57,10 @@ impl std::fmt::Display for VariantId {
 impl std::str::FromStr for VariantId {
     type Err = SpecError;
     fn from_str(s: &str) -> Result<Self, SpecError> {
-        VariantId::from_name(s).ok_or_else(|| SpecError::UnknownVariant(s.to_string()))
+        VariantId::from_name(s).ok_or_else(|| SpecError::UnknownVariant {
+            name: s.to_string(),
+            known: VariantId::ALL.map(VariantId::name).join(", "),
+        })
     }
 }
 

@@ -7,6 +7,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use kage_engine::Variant;
+use kage_engine::util::cpu_time::process_cpu_seconds;
 use serde::Serialize;
 
 use crate::config::GenConfig;
@@ -42,17 +43,6 @@ pub struct BenchRow {
     pub cpu_s: f64,
     /// Positions per CPU second: how much work a core does, whatever else the machine runs.
     pub positions_per_cpu_s: f64,
-}
-
-/// CPU time of this process in seconds (Linux `/proc/self/stat`, USER_HZ = 100), if known.
-pub fn process_cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the command name (which ends with the last ')'): state is field 3,
-    // utime and stime are fields 14 and 15.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
-    Some(ticks as f64 / 100.0)
 }
 
 /// Plays `cfg.games` games of `cfg`'s variant with each thread count in `threads`.

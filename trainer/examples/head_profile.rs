@@ -20,7 +20,7 @@ fn main() {
     }
     // One graph and two half graphs, alternating blocks of 10 steps: wall ms per step (min of
     // the blocks and overall mean) and CPU ms per step (all threads).
-    let cpu = || kage_train::bench::process_cpu_seconds().unwrap_or(0.0);
+    let cpu = || kage_engine::util::cpu_time::process_cpu_seconds().unwrap_or(0.0);
     let (mut wall, mut cpu_s, mut min) = ([0.0; 2], [0.0; 2], [f64::INFINITY; 2]);
     for _ in 0..n.div_ceil(10) {
         for (k, split_min) in [usize::MAX, head::SPLIT_MIN].into_iter().enumerate() {

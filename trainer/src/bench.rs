@@ -12,6 +12,7 @@ use crate::train::Trainer;
 use burn::tensor::activation::sigmoid;
 use burn::tensor::module::linear;
 use burn::tensor::{Int, Tensor, TensorData};
+use kage_engine::util::cpu_time::process_cpu_seconds;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -50,18 +51,6 @@ impl BenchResult {
     pub fn pos_per_cpu_s(&self) -> Option<f64> {
         self.cpu_seconds.filter(|&c| c > 0.0).map(|c| self.positions as f64 / c)
     }
-}
-
-/// CPU time of this process (user + system, all threads) from `/proc/self/stat`, assuming
-/// the usual 100 clock ticks per second; `None` where unavailable.
-pub fn process_cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
-    let rest = stat.rsplit_once(')')?.1;
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let utime: f64 = fields.get(11)?.parse().ok()?;
-    let stime: f64 = fields.get(12)?.parse().ok()?;
-    Some((utime + stime) / 100.0)
 }
 
 struct Timer {

@@ -4,7 +4,9 @@
 use crate::model::NetParams;
 use crate::optim::Moments;
 use crate::train::{EpochMetrics, ParamMoments, Trainer};
-use kage_engine::nnue::checksum::fnv1a64;
+use kage_engine::nnue::network::{MAX_FEATURES, MAX_FT_SIZE, MAX_HEAD_SIZE};
+use kage_engine::util::bytes::{ByteError, ByteReader};
+use kage_engine::util::hash::fnv1a64;
 use std::path::Path;
 use thiserror::Error;
 
@@ -29,7 +31,7 @@ pub enum CheckpointError {
         /// File.
         path: String,
         /// Why.
-        reason: String,
+        reason: CheckpointFormatError,
     },
 }
 
@@ -110,86 +112,135 @@ pub fn encode(state: &CheckpointState) -> Vec<u8> {
     out
 }
 
-struct Reader<'a> {
-    b: &'a [u8],
-    pos: usize,
+/// Why checkpoint bytes do not decode.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum CheckpointFormatError {
+    /// Too short or the wrong magic bytes.
+    #[error("not a kage checkpoint (bad magic or too short)")]
+    NotACheckpoint,
+    /// Written by another format version.
+    #[error("unsupported checkpoint version {found} (expected {VERSION})")]
+    Version {
+        /// The version in the file.
+        found: u32,
+    },
+    /// The body length differs from the one the preamble declares.
+    #[error("body is {found} bytes, header says {declared} (truncated?)")]
+    BodyLength {
+        /// Bytes after the preamble.
+        found: u64,
+        /// Bytes the preamble declares.
+        declared: u64,
+    },
+    /// The body does not hash to the stored checksum.
+    #[error("checksum mismatch (corrupt file)")]
+    Checksum,
+    /// A section is cut short or not UTF-8.
+    #[error(transparent)]
+    Bytes(#[from] ByteError),
+    /// A length field is implausibly large.
+    #[error("{section}: length {found} too large")]
+    TooLarge {
+        /// The section.
+        section: &'static str,
+        /// The stored length.
+        found: u64,
+    },
+    /// A tensor holds another value count than its shape needs.
+    #[error("{section}: tensor has {found} values, expected {expected}")]
+    TensorSize {
+        /// The section.
+        section: &'static str,
+        /// Values stored.
+        found: usize,
+        /// Values the shape needs.
+        expected: usize,
+    },
+    /// The metrics history is not the JSON it should be.
+    #[error("metrics history: {0}")]
+    History(String),
+    /// Bytes follow the last tensor.
+    #[error("unexpected trailing bytes")]
+    Trailing,
 }
 
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        if n > self.b.len() - self.pos {
-            return Err(format!("truncated at byte {}", self.pos));
-        }
-        self.pos += n;
-        Ok(&self.b[self.pos - n..self.pos])
+/// A stored length, at most `max`.
+fn get_len(
+    r: &mut ByteReader<'_>,
+    max: usize,
+    section: &'static str,
+) -> Result<usize, CheckpointFormatError> {
+    let found = r.u64(section)?;
+    usize::try_from(found)
+        .ok()
+        .filter(|&n| n <= max)
+        .ok_or(CheckpointFormatError::TooLarge { section, found })
+}
+
+fn get_str(r: &mut ByteReader<'_>, section: &'static str) -> Result<String, CheckpointFormatError> {
+    let n = get_len(r, r.remaining(), section)?;
+    Ok(r.utf8(n, section)?.to_owned())
+}
+
+fn get_f32s(
+    r: &mut ByteReader<'_>,
+    expected: usize,
+    section: &'static str,
+) -> Result<Vec<f32>, CheckpointFormatError> {
+    let found = get_len(r, r.remaining() / 4, section)?;
+    if found != expected {
+        return Err(CheckpointFormatError::TensorSize { section, found, expected });
     }
-    fn u64(&mut self) -> Result<u64, String> {
-        let mut a = [0u8; 8];
-        a.copy_from_slice(self.take(8)?);
-        Ok(u64::from_le_bytes(a))
-    }
-    fn u32(&mut self) -> Result<u32, String> {
-        let mut a = [0u8; 4];
-        a.copy_from_slice(self.take(4)?);
-        Ok(u32::from_le_bytes(a))
-    }
-    fn len(&mut self, max: usize) -> Result<usize, String> {
-        let n = self.u64()?;
-        usize::try_from(n).ok().filter(|&n| n <= max).ok_or_else(|| format!("length {n} too large"))
-    }
-    fn str(&mut self) -> Result<String, String> {
-        let n = self.len(self.b.len())?;
-        String::from_utf8(self.take(n)?.to_vec()).map_err(|_| "invalid UTF-8".to_string())
-    }
-    fn f32s(&mut self, want: usize) -> Result<Vec<f32>, String> {
-        let n = self.len(self.b.len() / 4)?;
-        if n != want {
-            return Err(format!("tensor has {n} values, expected {want}"));
-        }
-        let raw = self.take(n * 4)?;
-        Ok(raw.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
-    }
-    fn tensor(&mut self, want: usize) -> Result<(Vec<f32>, Moments), String> {
-        Ok((self.f32s(want)?, Moments { m: self.f32s(want)?, v: self.f32s(want)? }))
-    }
+    Ok(r.f32s(found, section)?)
+}
+
+fn get_tensor(
+    r: &mut ByteReader<'_>,
+    want: usize,
+    section: &'static str,
+) -> Result<(Vec<f32>, Moments), CheckpointFormatError> {
+    let w = get_f32s(r, want, section)?;
+    let m = get_f32s(r, want, section)?;
+    let v = get_f32s(r, want, section)?;
+    Ok((w, Moments { m, v }))
 }
 
 /// Parses a checkpoint.
-pub fn decode(bytes: &[u8]) -> Result<CheckpointState, String> {
+pub fn decode(bytes: &[u8]) -> Result<CheckpointState, CheckpointFormatError> {
     if bytes.len() < PREAMBLE || bytes[..8] != MAGIC {
-        return Err("not a kage checkpoint (bad magic or too short)".into());
+        return Err(CheckpointFormatError::NotACheckpoint);
     }
-    let mut r = Reader { b: bytes, pos: 8 };
-    let version = r.u32()?;
+    let mut r = ByteReader::new(&bytes[8..PREAMBLE]);
+    let version = r.u32("version")?;
     if version != VERSION {
-        return Err(format!("unsupported checkpoint version {version} (expected {VERSION})"));
+        return Err(CheckpointFormatError::Version { found: version });
     }
-    let body_len = r.u64()?;
-    let checksum = r.u64()?;
+    let declared = r.u64("body length")?;
+    let checksum = r.u64("checksum")?;
     let body = &bytes[PREAMBLE..];
-    if body.len() as u64 != body_len {
-        return Err(format!("body is {} bytes, header says {body_len} (truncated?)", body.len()));
+    if body.len() as u64 != declared {
+        return Err(CheckpointFormatError::BodyLength { found: body.len() as u64, declared });
     }
     if fnv1a64(body) != checksum {
-        return Err("checksum mismatch (corrupt file)".into());
+        return Err(CheckpointFormatError::Checksum);
     }
-    let mut r = Reader { b: body, pos: 0 };
-    let epochs_done = r.u32()?;
-    let step = r.u64()?;
-    let num_features = r.len(1 << 24)?;
-    let ft_size = r.len(1 << 16)?;
-    let head_size = r.len(1 << 16)?;
-    let config_toml = r.str()?;
-    let history: Vec<EpochMetrics> =
-        serde_json::from_str(&r.str()?).map_err(|e| format!("metrics history: {e}"))?;
-    let (ft_w, m_ft_w) = r.tensor(num_features * ft_size)?;
-    let (ft_b, m_ft_b) = r.tensor(ft_size)?;
-    let (l1_w, m_l1_w) = r.tensor(2 * ft_size * head_size)?;
-    let (l1_b, m_l1_b) = r.tensor(head_size)?;
-    let (out_w, m_out_w) = r.tensor(head_size)?;
-    let (out_b, m_out_b) = r.tensor(1)?;
-    if r.pos != body.len() {
-        return Err("unexpected trailing bytes".into());
+    let mut r = ByteReader::new(body);
+    let epochs_done = r.u32("epochs")?;
+    let step = r.u64("step")?;
+    let num_features = get_len(&mut r, MAX_FEATURES as usize, "num_features")?;
+    let ft_size = get_len(&mut r, MAX_FT_SIZE as usize, "ft_size")?;
+    let head_size = get_len(&mut r, MAX_HEAD_SIZE as usize, "head_size")?;
+    let config_toml = get_str(&mut r, "config")?;
+    let history: Vec<EpochMetrics> = serde_json::from_str(&get_str(&mut r, "history")?)
+        .map_err(|e| CheckpointFormatError::History(e.to_string()))?;
+    let (ft_w, m_ft_w) = get_tensor(&mut r, num_features * ft_size, "ft_w")?;
+    let (ft_b, m_ft_b) = get_tensor(&mut r, ft_size, "ft_b")?;
+    let (l1_w, m_l1_w) = get_tensor(&mut r, 2 * ft_size * head_size, "l1_w")?;
+    let (l1_b, m_l1_b) = get_tensor(&mut r, head_size, "l1_b")?;
+    let (out_w, m_out_w) = get_tensor(&mut r, head_size, "out_w")?;
+    let (out_b, m_out_b) = get_tensor(&mut r, 1, "out_b")?;
+    if r.remaining() != 0 {
+        return Err(CheckpointFormatError::Trailing);
     }
     Ok(CheckpointState {
         epochs_done,
@@ -218,24 +269,9 @@ pub fn decode(bytes: &[u8]) -> Result<CheckpointState, String> {
     })
 }
 
-/// Writes `bytes` to `path` atomically: a temporary sibling is written, synced and renamed.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let tmp = path.with_extension(format!(
-        "{}.tmp",
-        path.extension().and_then(|e| e.to_str()).unwrap_or("part")
-    ));
-    {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-    }
-    std::fs::rename(&tmp, path)
-}
-
 /// Saves a checkpoint atomically.
 pub fn save(path: &Path, state: &CheckpointState) -> Result<(), CheckpointError> {
-    write_atomic(path, &encode(state))
+    kage_data::atomic::write_atomic(path, &encode(state))
         .map_err(|source| CheckpointError::Io { path: path.display().to_string(), source })
 }
 

@@ -10,7 +10,7 @@ pub enum TrainError {
     Config(#[from] crate::config::ConfigError),
     /// Training data could not be read.
     #[error(transparent)]
-    Data(#[from] crate::sample::DataError),
+    Data(#[from] crate::sample::SourceError),
     /// Checkpoint problem.
     #[error(transparent)]
     Checkpoint(#[from] crate::checkpoint::CheckpointError),

@@ -32,7 +32,7 @@ pub use error::TrainError;
 pub use model::NetParams;
 pub use run::{RunOptions, RunSummary, resume, run};
 pub use sample::{
-    BlockList, DataError, Dataset, PositionSource, Sample, SampleBlock, SampleFlags, SampleMeta,
+    BlockList, Dataset, PositionSource, Sample, SampleBlock, SampleFlags, SampleMeta, SourceError,
 };
 pub use synthetic::{SyntheticConfig, SyntheticDataset};
 pub use train::{EpochMetrics, Trainer};

@@ -18,8 +18,9 @@
 use crate::batch::{SparseBatch, TargetBlend};
 use crate::config::FilterConfig;
 use crate::sample::{
-    BlockList, DataError, Dataset, PositionSource, Sample, SampleBlock, SampleMeta,
+    BlockList, Dataset, PositionSource, Sample, SampleBlock, SampleMeta, SourceError,
 };
+use kage_engine::util::hash::splitmix64;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
@@ -102,14 +103,6 @@ pub fn is_held_out(seed: u64, index: u64, fraction: f64) -> bool {
     ((h >> 11) as f64 / (1u64 << 53) as f64) < fraction
 }
 
-/// SplitMix64 finaliser.
-pub fn splitmix64(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
-}
-
 /// A running epoch: receive batches from `rx`; join the thread when done.
 pub struct EpochLoader {
     /// Message stream.
@@ -166,7 +159,7 @@ struct Stretch {
     blocks: BlockList,
     fates: Vec<BlockFates>,
     /// The source failed after the samples of `blocks`.
-    error: Option<DataError>,
+    error: Option<SourceError>,
 }
 
 /// Stretches in flight between the reader and the shuffler (besides the one each holds).

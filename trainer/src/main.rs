@@ -57,7 +57,7 @@ struct BenchArgs {
     variant: String,
     /// Decoding of --data records.
     #[arg(long, value_enum, default_value = "fast")]
-    decode: kage_train::files::DecodeMode,
+    decode: kage_train::config::DecodeMode,
 }
 
 #[derive(Args, Debug, Default)]
@@ -137,7 +137,7 @@ struct TrainArgs {
     threads: Option<usize>,
     /// How records become features: fast (compact fields) or position (engine FEN parser).
     #[arg(long, value_enum)]
-    decode: Option<kage_train::files::DecodeMode>,
+    decode: Option<kage_train::config::DecodeMode>,
     /// Hide progress bars.
     #[arg(long)]
     quiet: bool,
@@ -294,7 +294,7 @@ fn run_bench(a: BenchArgs) -> Result<()> {
         ran = true;
     }
     if !a.data.is_empty() {
-        let space = kage_train::files::feature_space(&a.variant)?;
+        let space = kage_train::space::feature_space(&a.variant)?;
         let data = kage_train::files::open_files(&space, &a.data, a.decode)?;
         let mut n = 0u64;
         let mut src = data.open()?;

@@ -11,7 +11,7 @@ use crate::space::{self, FeatureSpace};
 use crate::synthetic::SyntheticDataset;
 use crate::train::{EpochMetrics, Trainer};
 use indicatif::{ProgressBar, ProgressStyle};
-use kage_engine::nnue::checksum::fnv1a64;
+use kage_engine::util::hash::fnv1a64;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -79,7 +79,7 @@ pub fn run_id(config_toml: &str) -> String {
 fn open_dataset(cfg: &TrainConfig, space: &FeatureSpace) -> Result<Arc<dyn Dataset>, TrainError> {
     match &cfg.synthetic {
         Some(s) => Ok(Arc::new(SyntheticDataset::new(s.clone()))),
-        None => crate::files::open_files(space, &cfg.data, cfg.decode),
+        None => Ok(crate::files::open_files(space, &cfg.data, cfg.decode)?),
     }
 }
 
@@ -99,7 +99,7 @@ fn load_val_files(cfg: &TrainConfig, space: &FeatureSpace) -> Result<Vec<Sample>
 }
 
 fn write(path: &Path, text: &str) -> Result<(), TrainError> {
-    checkpoint::write_atomic(path, text.as_bytes()).map_err(io_err(path))
+    kage_data::atomic::write_atomic(path, text.as_bytes()).map_err(io_err(path))
 }
 
 /// Starts a new run in `dir` (created if needed; refused if it already holds a run).
@@ -249,7 +249,7 @@ fn drive(
         },
     )?;
     let net_path = dir.join(names::NET);
-    checkpoint::write_atomic(&net_path, &net.to_bytes()).map_err(io_err(&net_path))?;
+    kage_data::atomic::write_atomic(&net_path, &net.to_bytes()).map_err(io_err(&net_path))?;
     Ok(RunSummary { dir: dir.to_path_buf(), history: trainer.history, net_path, run_id: id })
 }
 

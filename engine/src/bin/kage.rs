@@ -4,6 +4,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use kage_engine::protocol::{rules, uci};
 use kage_engine::search::bench;
+use kage_engine::util::cpu_time::thread_cpu_seconds;
 use kage_engine::{Game, Position, Variant};
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -35,7 +36,8 @@ enum Command {
     Check { file: PathBuf },
     /// Benchmarks: `search` (default: fixed-depth search of a position set, nodes and
     /// nodes/s per variant, node-count signature), `perft` (move generation speed), `match`
-    /// (depth d+2 against depth d in self-play; `--depth`, `--games`).
+    /// (depth d+2 against depth d in self-play; `--depth`, `--games`), `fens` (the search
+    /// position set, one `variant<TAB>fen` line each, for scripts).
     Bench {
         #[arg(default_value = "search")]
         what: String,
@@ -139,7 +141,11 @@ fn run(cli: Cli) -> Result<()> {
             "perft" => bench_perft(),
             "search" => bench::search(depth, variant.as_deref()).map(|_| ()),
             "match" => bench::play_match(depth.unwrap_or(2), games, variant.as_deref()),
-            other => bail!("unknown benchmark '{other}' (expected search, perft or match)"),
+            "fens" => {
+                bench::POSITIONS.iter().for_each(|(v, fen)| println!("{v}\t{fen}"));
+                Ok(())
+            }
+            other => bail!("unknown benchmark '{other}' (expected search, perft, match or fens)"),
         },
     }
 }
@@ -167,14 +173,6 @@ fn run_uci(custom: Option<&'static Variant>) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Seconds this thread has spent on a CPU (Linux), so that a busy machine does not skew the
-/// figures; `None` elsewhere.
-fn thread_cpu_seconds() -> Option<f64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let ns: f64 = s.split_whitespace().next()?.parse().ok()?;
-    Some(ns / 1e9)
 }
 
 /// Start-position perft per variant at the depths FSF was timed at (leaves of the last ply

@@ -5,6 +5,7 @@ use super::{Limits, Searcher};
 use crate::game::Game;
 use crate::position::Position;
 use crate::types::Color;
+use crate::util::cpu_time::process_cpu_seconds;
 use crate::variant::{Variant, VariantId};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -28,17 +29,6 @@ pub const POSITIONS: &[(&str, &str)] = &[
     ("minishogi", "3k1/bb2p/1SG1s/K1g2/R+p2R[] w - - 0 19"),
     ("minishogi", "1G2k/bP2B/r4/P1sS1/KG2R[] w - - 7 13"),
 ];
-
-/// CPU seconds used by this process (user + system, from `/proc/self/stat`; Linux only).
-pub fn cpu_seconds() -> Option<f64> {
-    let text = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the command name (which is in parentheses and may contain spaces).
-    let rest = &text[text.rfind(')')? + 1..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let utime: f64 = f.get(11)?.parse().ok()?;
-    let stime: f64 = f.get(12)?.parse().ok()?;
-    Some((utime + stime) / 100.0)
-}
 
 /// Default bench depth per variant.
 pub fn default_depth(name: &str) -> u32 {
@@ -74,7 +64,7 @@ pub fn search(depth: Option<u32>, only: Option<&str>) -> anyhow::Result<u64> {
         let d = depth.unwrap_or_else(|| default_depth(name));
         let mut nodes = 0u64;
         let t = Instant::now();
-        let cpu0 = cpu_seconds();
+        let cpu0 = process_cpu_seconds();
         for &(_, fen) in POSITIONS.iter().filter(|(n, _)| *n == name) {
             let mut s = Searcher::new(16);
             let game = Game::new(position(v, fen));
@@ -83,7 +73,7 @@ pub fn search(depth: Option<u32>, only: Option<&str>) -> anyhow::Result<u64> {
             nodes += r.nodes;
         }
         let secs = t.elapsed().as_secs_f64();
-        let cpu = match (cpu0, cpu_seconds()) {
+        let cpu = match (cpu0, process_cpu_seconds()) {
             (Some(a), Some(b)) => b - a,
             _ => secs,
         };

@@ -4,8 +4,13 @@ use thiserror::Error;
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum SpecError {
-    #[error("unknown variant '{0}' (known: shinobiplus, shinobi, gorogoroplus, minishogi)")]
-    UnknownVariant(String),
+    #[error("unknown variant {name:?} (known: {known})")]
+    UnknownVariant {
+        /// The name asked for.
+        name: String,
+        /// The built-in variants' names.
+        known: String,
+    },
     #[error("cannot read spec: {0}")]
     Io(String),
     #[error("spec syntax: {0}")]

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use kage_data::{FileHeader, GameRecord, Outcome, PositionRecord, RecordKind};
+use kage_data::{FileHeader, GameRecord, PositionRecord, RecordKind, StmResult};
 use kage_engine::{Color, Move, Position, Variant};
 
 use crate::Perspective;
@@ -38,18 +38,18 @@ impl Output {
         self.w.flush().context("writing output")?;
         drop(self.w);
         if let Some((tmp, path)) = self.rename {
-            std::fs::rename(&tmp, &path)
+            kage_data::atomic::persist(&tmp, &path)
                 .with_context(|| format!("renaming to {}", path.display()))?;
         }
         Ok(())
     }
 }
 
-fn result_text(o: Outcome) -> &'static str {
+fn result_text(o: StmResult) -> &'static str {
     match o {
-        Outcome::Win => "1.0",
-        Outcome::Draw => "0.5",
-        Outcome::Loss => "0.0",
+        StmResult::Win => "1.0",
+        StmResult::Draw => "0.5",
+        StmResult::Loss => "0.0",
     }
 }
 
@@ -114,9 +114,9 @@ fn game_lines(
     let mut pos = Position::from_fen(v, &g.start_fen)
         .with_context(|| format!("start FEN {:?}", g.start_fen))?;
     let white = match g.result.white_score() {
-        1 => Outcome::Win,
-        -1 => Outcome::Loss,
-        _ => Outcome::Draw,
+        1 => StmResult::Win,
+        -1 => StmResult::Loss,
+        _ => StmResult::Draw,
     };
     for (ply, (&m, &score)) in g.moves.iter().zip(&g.scores).enumerate() {
         let stm_white = pos.side_to_move() == Color::White;
@@ -166,7 +166,7 @@ pub fn pgn(out: &Path, files: &[PathBuf], scores: bool) -> Result<ExitCode> {
 fn pgn_termination(t: kage_data::Termination) -> &'static str {
     use kage_data::Termination as T;
     match t {
-        T::Adjudication => "adjudication",
+        T::Resign | T::AdjudicatedDraw => "adjudication",
         T::PlyLimit => "unterminated",
         _ => "normal",
     }

@@ -5,9 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use kage_data::{
-    FileHeader, GameRecord, GameResult, Outcome, PositionFlags, PositionRecord, RecordKind,
-};
+use kage_data::stats::GameStats;
+use kage_data::{FileHeader, GameRecord, PositionFlags, PositionRecord, RecordKind, StmResult};
 
 use crate::common::open;
 
@@ -64,19 +63,15 @@ struct VariantStats {
     ply_sum: u64,
     ply_max: u16,
     scores: ScoreHist,
-    // games
-    games: u64,
-    game_results: [u64; 3],
-    terminations: BTreeMap<&'static str, u64>,
-    plies: u64,
+    games: GameStats,
     game_scores: ScoreHist,
 }
 
-fn outcome_idx(o: Outcome) -> usize {
+fn outcome_idx(o: StmResult) -> usize {
     match o {
-        Outcome::Win => 0,
-        Outcome::Draw => 1,
-        Outcome::Loss => 2,
+        StmResult::Win => 0,
+        StmResult::Draw => 1,
+        StmResult::Loss => 2,
     }
 }
 
@@ -146,21 +141,10 @@ pub fn run(files: &[PathBuf]) -> Result<ExitCode> {
             println!("  flags: {}", flags.join("  "));
             st.scores.print("scores, side to move");
         }
-        if st.games > 0 {
-            let n = st.games;
-            let r = &st.game_results;
-            println!("  games: {n} ({} plies, mean {:.1})", st.plies, st.plies as f64 / n as f64);
-            println!(
-                "  results: 1-0 {} ({:.2}%)  0-1 {} ({:.2}%)  1/2-1/2 {} ({:.2}%)",
-                r[0],
-                pct(r[0], n),
-                r[1],
-                pct(r[1], n),
-                r[2],
-                pct(r[2], n)
-            );
-            let t: Vec<String> = st.terminations.iter().map(|(k, v)| format!("{k} {v}")).collect();
-            println!("  terminations: {}", t.join("  "));
+        if st.games.games > 0 {
+            let g = &st.games;
+            println!("  games: {} ({} plies)", g.games, g.plies);
+            print!("{}", g.outcome_text());
             st.game_scores.print("per-ply scores, side to move");
         }
     }
@@ -203,14 +187,7 @@ fn game_file(f: &std::path::Path, st: &mut VariantStats) -> Result<()> {
     let res = (|| -> Result<()> {
         while let Some(chunk) = r.next_chunk()? {
             for g in chunk {
-                st.games += 1;
-                st.game_results[match g.result {
-                    GameResult::WhiteWin => 0,
-                    GameResult::BlackWin => 1,
-                    GameResult::Draw => 2,
-                }] += 1;
-                *st.terminations.entry(g.termination.name()).or_default() += 1;
-                st.plies += g.moves.len() as u64;
+                st.games.add(&g, 0);
                 for &s in &g.scores {
                     st.game_scores.add(s);
                 }
