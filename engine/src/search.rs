@@ -6,10 +6,11 @@
 //! One [`Searcher`] per thread; a fixed-depth or fixed-node search is deterministic.
 
 pub mod bench;
+mod end_scores;
 mod node;
 mod ordering;
+pub mod params;
 mod root;
-mod rules;
 pub mod see;
 pub mod tactical;
 pub mod thread;

@@ -260,6 +260,8 @@ impl Variant {
         Ok(b)
     }
 
+    /// Checks a spec and compiles it: the board, the piece kinds, the hands, the rules, the
+    /// zones, then the attack tables.
     pub fn compile(spec: &VariantSpec) -> Result<Variant, SpecError> {
         let (w, h) = (spec.width, spec.height);
         if !(1..=8).contains(&w) || !(1..=8).contains(&h) {
@@ -276,161 +278,11 @@ impl Variant {
             file_masks[(s % w) as usize] |= 1 << s;
             rank_masks[(s / w) as usize] |= 1 << s;
         }
-
-        // Letters and kinds.
-        let mut symbols: Vec<(char, bool)> = Vec::new();
-        for p in &spec.pieces {
-            let sym = parse_symbol(&p.letter)?;
-            if symbols.contains(&sym) {
-                return Err(SpecError::DuplicateLetter(p.letter.clone()));
-            }
-            symbols.push(sym);
-        }
-        let find = |piece: &str, field: &str, s: &str| -> Result<PieceKind, SpecError> {
-            let sym = parse_symbol(s)?;
-            symbols.iter().position(|x| *x == sym).map(|i| PieceKind(i as u8)).ok_or_else(|| {
-                SpecError::UnknownPiece {
-                    piece: piece.to_string(),
-                    field: field.to_string(),
-                    other: s.to_string(),
-                }
-            })
-        };
-        let mut kinds = Vec::new();
-        let mut steps_of: Vec<Vec<Step>> = Vec::new();
-        for (i, p) in spec.pieces.iter().enumerate() {
-            let (letter, promoted) = symbols[i];
-            let steps = betza::parse(&p.betza).map_err(|why| SpecError::Betza {
-                letter: p.letter.clone(),
-                betza: p.betza.clone(),
-                why,
-            })?;
-            let promotes_to =
-                p.promotes_to.as_deref().map(|s| find(&p.letter, "promotes_to", s)).transpose()?;
-            if let Some(t) = promotes_to {
-                if !symbols[t.index()].1 {
-                    return Err(SpecError::Inconsistent(format!(
-                        "piece '{}' promotes to '{}', which is not a promoted kind ('+X')",
-                        p.letter,
-                        spec.pieces[t.index()].letter
-                    )));
-                }
-                if promoted {
-                    return Err(SpecError::Inconsistent(format!(
-                        "promoted piece '{}' cannot promote again",
-                        p.letter
-                    )));
-                }
-            }
-            let demoted = if promoted {
-                find(&p.letter, "letter", &letter.to_string()).map_err(|_| {
-                    SpecError::Inconsistent(format!(
-                        "promoted piece '{}' has no unpromoted form '{letter}'",
-                        p.letter
-                    ))
-                })?
-            } else {
-                PieceKind(i as u8)
-            };
-            let mut slides = ByColor::new(0u8, 0u8);
-            for s in steps.iter().filter(|s| s.rider) {
-                if !(s.can_move && s.can_capture) || s.initial_only {
-                    return Err(SpecError::Betza {
-                        letter: p.letter.clone(),
-                        betza: p.betza.clone(),
-                        why: "riders must both move and capture".into(),
-                    });
-                }
-                for c in Color::ALL {
-                    let dy = if c == Color::White { s.dy } else { -s.dy };
-                    let d = DIRS.iter().position(|&x| x == (s.dx, dy)).expect("rider unit step");
-                    slides[c] |= 1 << d;
-                }
-            }
-            kinds.push(KindInfo {
-                letter,
-                promoted,
-                name: p.name.clone(),
-                royal: p.royal,
-                pawn: p.pawn,
-                promotes_to,
-                demoted,
-                nifu: p.nifu,
-                drop_mate_loses: p.drop_mate_loses,
-                castling_rook: p.castling_rook,
-                value: p.value.unwrap_or(0),
-                hand_value: p.hand_value.or(p.value).unwrap_or(0),
-                slides,
-                betza: p.betza.clone(),
-            });
-            steps_of.push(steps);
-        }
-        // Check promotion targets are used only by their own base.
-        for k in &kinds {
-            if let Some(t) = k.promotes_to
-                && kinds[t.index()].letter != k.letter
-            {
-                return Err(SpecError::Inconsistent(format!(
-                    "'{}' promotes to '+{}': a promoted kind must carry its base letter",
-                    k.letter,
-                    kinds[t.index()].letter
-                )));
-            }
-        }
-        let royals: Vec<usize> = (0..kinds.len()).filter(|&i| kinds[i].royal).collect();
-        if royals.len() != 1 {
-            return Err(SpecError::Inconsistent(format!(
-                "exactly one royal piece kind is needed, found {}",
-                royals.len()
-            )));
-        }
-        let king = PieceKind(royals[0] as u8);
-
-        let mut hand_kinds = Vec::new();
-        for ch in spec.hand_order.chars() {
-            let k = find("hand_order", "hand_order", &ch.to_string())?;
-            if kinds[k.index()].royal {
-                return Err(SpecError::Inconsistent(
-                    "the royal piece cannot be held in hand".into(),
-                ));
-            }
-            if hand_kinds.contains(&k) {
-                return Err(SpecError::Inconsistent(format!("'{ch}' twice in hand_order")));
-            }
-            hand_kinds.push(k);
-        }
-        if spec.captures_to_hand {
-            for k in &kinds {
-                if !k.royal && !hand_kinds.contains(&k.demoted) {
-                    return Err(SpecError::Inconsistent(format!(
-                        "captures go to hand but '{}' is missing from hand_order",
-                        kinds[k.demoted.index()].letter
-                    )));
-                }
-            }
-        }
-
-        let repetition_verdict = match spec.repetition.verdict.as_str() {
-            "draw" => RepetitionVerdict::Draw,
-            "white_loses" => RepetitionVerdict::WhiteLoses,
-            other => {
-                return Err(SpecError::Inconsistent(format!(
-                    "repetition verdict '{other}' (expected draw or white_loses)"
-                )));
-            }
-        };
-        if spec.repetition.count < 2 {
-            return Err(SpecError::Inconsistent("repetition count must be at least 2".into()));
-        }
-        let stalemate_loses = match spec.stalemate.as_str() {
-            "loss" => true,
-            "draw" => false,
-            other => {
-                return Err(SpecError::Inconsistent(format!(
-                    "stalemate '{other}' (expected loss or draw)"
-                )));
-            }
-        };
+        let symbols = Symbols::of(spec)?;
+        let (kinds, steps_of) = compile_kinds(spec, &symbols)?;
+        let king = the_king(&kinds)?;
+        let hand_kinds = hand_kinds(spec, &symbols, &kinds)?;
+        let (repetition_verdict, stalemate_loses) = verdicts(spec)?;
 
         let mut v = Variant {
             id: None,
@@ -442,7 +294,7 @@ impl Variant {
             kinds,
             hand_max: hand_kinds
                 .iter()
-                .map(|&k| count_letter(&spec.start_fen, symbols[k.index()].0))
+                .map(|&k| count_letter(&spec.start_fen, symbols.0[k.index()].0))
                 .collect(),
             hand_kinds,
             king,
@@ -477,35 +329,47 @@ impl Variant {
             leaper_kinds: 0,
             double_step_kinds: 0,
         };
+        v.set_zones(spec)?;
+        v.check_rules_fit()?;
+        v.build_rays();
+        v.build_piece_tables(&steps_of);
+        Ok(v)
+    }
+
+    /// The promotion, drop and flag zones of the spec.
+    fn set_zones(&mut self, spec: &VariantSpec) -> Result<(), SpecError> {
         let z = &spec.zones;
-        v.promotion_zone =
-            ByColor::new(v.ranks_bb(&z.promotion_white)?, v.ranks_bb(&z.promotion_black)?);
-        v.drop_zone = ByColor::new(v.ranks_bb(&z.drop_white)?, v.ranks_bb(&z.drop_black)?);
-        v.flag_zone = ByColor::new(v.ranks_bb(&z.flag_white)?, v.ranks_bb(&z.flag_black)?);
-        if v.castling && (w != 8 || !v.kinds.iter().any(|k| k.castling_rook)) {
+        self.promotion_zone =
+            ByColor::new(self.ranks_bb(&z.promotion_white)?, self.ranks_bb(&z.promotion_black)?);
+        self.drop_zone = ByColor::new(self.ranks_bb(&z.drop_white)?, self.ranks_bb(&z.drop_black)?);
+        self.flag_zone = ByColor::new(self.ranks_bb(&z.flag_white)?, self.ranks_bb(&z.flag_black)?);
+        Ok(())
+    }
+
+    /// Castling, promotion and drops have what they need (board, rook, zones).
+    fn check_rules_fit(&self) -> Result<(), SpecError> {
+        if self.castling && (self.width != 8 || !self.kinds.iter().any(|k| k.castling_rook)) {
             return Err(SpecError::Inconsistent(
                 "castling needs an 8-file board and a piece with castling_rook = true".into(),
             ));
         }
-        if v.kinds.iter().any(|k| k.promotes_to.is_some())
-            && v.promotion_zone[Color::White] == 0
-            && v.promotion_zone[Color::Black] == 0
+        if self.kinds.iter().any(|k| k.promotes_to.is_some())
+            && self.promotion_zone[Color::White] == 0
+            && self.promotion_zone[Color::Black] == 0
         {
             return Err(SpecError::Inconsistent(
                 "pieces promote but no promotion zone is set".into(),
             ));
         }
-        if !v.hand_kinds.is_empty()
-            && v.drop_zone[Color::White] == 0
-            && v.drop_zone[Color::Black] == 0
+        if !self.hand_kinds.is_empty()
+            && self.drop_zone[Color::White] == 0
+            && self.drop_zone[Color::Black] == 0
         {
             return Err(SpecError::Inconsistent(
                 "pieces can be in hand but no drop zone is set".into(),
             ));
         }
-        v.build_rays();
-        v.build_piece_tables(&steps_of);
-        Ok(v)
+        Ok(())
     }
 
     fn on_board(&self, f: i16, r: i16) -> bool {
@@ -598,6 +462,199 @@ impl Variant {
             }
         }
     }
+}
+
+/// The `(letter, promoted)` symbol of every piece of a spec, in spec order (kind order).
+struct Symbols(Vec<(char, bool)>);
+
+impl Symbols {
+    fn of(spec: &VariantSpec) -> Result<Symbols, SpecError> {
+        let mut symbols: Vec<(char, bool)> = Vec::new();
+        for p in &spec.pieces {
+            let sym = parse_symbol(&p.letter)?;
+            if symbols.contains(&sym) {
+                return Err(SpecError::DuplicateLetter(p.letter.clone()));
+            }
+            symbols.push(sym);
+        }
+        Ok(Symbols(symbols))
+    }
+
+    /// The kind written `s`, which `piece` names in `field`.
+    fn find(&self, piece: &str, field: &str, s: &str) -> Result<PieceKind, SpecError> {
+        let sym = parse_symbol(s)?;
+        self.0.iter().position(|x| *x == sym).map(|i| PieceKind(i as u8)).ok_or_else(|| {
+            SpecError::UnknownPiece {
+                piece: piece.to_string(),
+                field: field.to_string(),
+                other: s.to_string(),
+            }
+        })
+    }
+}
+
+/// Every piece kind of the spec with its parsed moves; promotion targets checked.
+fn compile_kinds(
+    spec: &VariantSpec,
+    symbols: &Symbols,
+) -> Result<(Vec<KindInfo>, Vec<Vec<Step>>), SpecError> {
+    let mut kinds = Vec::new();
+    let mut steps_of: Vec<Vec<Step>> = Vec::new();
+    for i in 0..spec.pieces.len() {
+        let (kind, steps) = compile_kind(spec, symbols, i)?;
+        kinds.push(kind);
+        steps_of.push(steps);
+    }
+    // Check promotion targets are used only by their own base.
+    for k in &kinds {
+        if let Some(t) = k.promotes_to
+            && kinds[t.index()].letter != k.letter
+        {
+            return Err(SpecError::Inconsistent(format!(
+                "'{}' promotes to '+{}': a promoted kind must carry its base letter",
+                k.letter,
+                kinds[t.index()].letter
+            )));
+        }
+    }
+    Ok((kinds, steps_of))
+}
+
+/// Piece `i` of the spec: its kind information and its parsed moves.
+fn compile_kind(
+    spec: &VariantSpec,
+    symbols: &Symbols,
+    i: usize,
+) -> Result<(KindInfo, Vec<Step>), SpecError> {
+    let p = &spec.pieces[i];
+    let (letter, promoted) = symbols.0[i];
+    let bad_betza =
+        |why: String| SpecError::Betza { letter: p.letter.clone(), betza: p.betza.clone(), why };
+    let steps = betza::parse(&p.betza).map_err(bad_betza)?;
+    let promotes_to =
+        p.promotes_to.as_deref().map(|s| symbols.find(&p.letter, "promotes_to", s)).transpose()?;
+    if let Some(t) = promotes_to {
+        if !symbols.0[t.index()].1 {
+            return Err(SpecError::Inconsistent(format!(
+                "piece '{}' promotes to '{}', which is not a promoted kind ('+X')",
+                p.letter,
+                spec.pieces[t.index()].letter
+            )));
+        }
+        if promoted {
+            return Err(SpecError::Inconsistent(format!(
+                "promoted piece '{}' cannot promote again",
+                p.letter
+            )));
+        }
+    }
+    let demoted = if promoted {
+        symbols.find(&p.letter, "letter", &letter.to_string()).map_err(|_| {
+            SpecError::Inconsistent(format!(
+                "promoted piece '{}' has no unpromoted form '{letter}'",
+                p.letter
+            ))
+        })?
+    } else {
+        PieceKind(i as u8)
+    };
+    let mut slides = ByColor::new(0u8, 0u8);
+    for s in steps.iter().filter(|s| s.rider) {
+        if !(s.can_move && s.can_capture) || s.initial_only {
+            return Err(bad_betza("riders must both move and capture".into()));
+        }
+        for c in Color::ALL {
+            let dy = if c == Color::White { s.dy } else { -s.dy };
+            let d = DIRS.iter().position(|&x| x == (s.dx, dy)).expect("rider unit step");
+            slides[c] |= 1 << d;
+        }
+    }
+    let kind = KindInfo {
+        letter,
+        promoted,
+        name: p.name.clone(),
+        royal: p.royal,
+        pawn: p.pawn,
+        promotes_to,
+        demoted,
+        nifu: p.nifu,
+        drop_mate_loses: p.drop_mate_loses,
+        castling_rook: p.castling_rook,
+        value: p.value.unwrap_or(0),
+        hand_value: p.hand_value.or(p.value).unwrap_or(0),
+        slides,
+        betza: p.betza.clone(),
+    };
+    Ok((kind, steps))
+}
+
+/// The one royal kind.
+fn the_king(kinds: &[KindInfo]) -> Result<PieceKind, SpecError> {
+    let royals: Vec<usize> = (0..kinds.len()).filter(|&i| kinds[i].royal).collect();
+    if royals.len() != 1 {
+        return Err(SpecError::Inconsistent(format!(
+            "exactly one royal piece kind is needed, found {}",
+            royals.len()
+        )));
+    }
+    Ok(PieceKind(royals[0] as u8))
+}
+
+/// The kinds that can be in hand, in `hand_order`; every captured kind among them when
+/// captures go to hand.
+fn hand_kinds(
+    spec: &VariantSpec,
+    symbols: &Symbols,
+    kinds: &[KindInfo],
+) -> Result<Vec<PieceKind>, SpecError> {
+    let mut hand_kinds = Vec::new();
+    for ch in spec.hand_order.chars() {
+        let k = symbols.find("hand_order", "hand_order", &ch.to_string())?;
+        if kinds[k.index()].royal {
+            return Err(SpecError::Inconsistent("the royal piece cannot be held in hand".into()));
+        }
+        if hand_kinds.contains(&k) {
+            return Err(SpecError::Inconsistent(format!("'{ch}' twice in hand_order")));
+        }
+        hand_kinds.push(k);
+    }
+    if spec.captures_to_hand {
+        for k in kinds {
+            if !k.royal && !hand_kinds.contains(&k.demoted) {
+                return Err(SpecError::Inconsistent(format!(
+                    "captures go to hand but '{}' is missing from hand_order",
+                    kinds[k.demoted.index()].letter
+                )));
+            }
+        }
+    }
+    Ok(hand_kinds)
+}
+
+/// How a repetition ends and whether stalemate loses.
+fn verdicts(spec: &VariantSpec) -> Result<(RepetitionVerdict, bool), SpecError> {
+    let repetition_verdict = match spec.repetition.verdict.as_str() {
+        "draw" => RepetitionVerdict::Draw,
+        "white_loses" => RepetitionVerdict::WhiteLoses,
+        other => {
+            return Err(SpecError::Inconsistent(format!(
+                "repetition verdict '{other}' (expected draw or white_loses)"
+            )));
+        }
+    };
+    if spec.repetition.count < 2 {
+        return Err(SpecError::Inconsistent("repetition count must be at least 2".into()));
+    }
+    let stalemate_loses = match spec.stalemate.as_str() {
+        "loss" => true,
+        "draw" => false,
+        other => {
+            return Err(SpecError::Inconsistent(format!(
+                "stalemate '{other}' (expected loss or draw)"
+            )));
+        }
+    };
+    Ok((repetition_verdict, stalemate_loses))
 }
 
 fn castle_geo(rank: u8, w: u8) -> CastlingGeometry {
