@@ -12,9 +12,8 @@ use crate::train::Trainer;
 use burn::tensor::activation::sigmoid;
 use burn::tensor::module::linear;
 use burn::tensor::{Int, Tensor, TensorData};
-use kage_engine::util::cpu_time::process_cpu_seconds;
+use kage_engine::util::cpu_time::Stopwatch;
 use std::sync::Arc;
-use std::time::Instant;
 
 /// Benchmark shape.
 #[derive(Debug, Clone)]
@@ -53,22 +52,16 @@ impl BenchResult {
     }
 }
 
-struct Timer {
-    wall: Instant,
-    cpu: Option<f64>,
-}
+struct Timer(Stopwatch);
 
 impl Timer {
     fn start() -> Timer {
-        Timer { wall: Instant::now(), cpu: process_cpu_seconds() }
+        Timer(Stopwatch::process())
     }
 
     fn result(&self, positions: u64) -> BenchResult {
-        let seconds = self.wall.elapsed().as_secs_f64();
-        let cpu_seconds = match (self.cpu, process_cpu_seconds()) {
-            (Some(a), Some(b)) => Some(b - a),
-            _ => None,
-        };
+        let seconds = self.0.wall_seconds();
+        let cpu_seconds = self.0.cpu_seconds();
         BenchResult {
             pos_per_s: positions as f64 / seconds.max(1e-9),
             positions,

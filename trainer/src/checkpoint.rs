@@ -5,14 +5,13 @@ use crate::model::NetParams;
 use crate::optim::Moments;
 use crate::train::{EpochMetrics, ParamMoments, Trainer};
 use kage_engine::nnue::network::{MAX_FEATURES, MAX_FT_SIZE, MAX_HEAD_SIZE};
-use kage_engine::util::bytes::{ByteError, ByteReader};
+use kage_engine::util::bytes::{ByteError, ByteReader, SEALED_PREAMBLE as PREAMBLE, seal};
 use kage_engine::util::hash::fnv1a64;
 use std::path::Path;
 use thiserror::Error;
 
 const MAGIC: [u8; 8] = *b"KAGECKPT";
 const VERSION: u32 = 1;
-const PREAMBLE: usize = 28;
 
 /// Why a checkpoint could not be read or written.
 #[derive(Debug, Error)]
@@ -103,13 +102,7 @@ pub fn encode(state: &CheckpointState) -> Vec<u8> {
         put_f32s(&mut body, &mo.m);
         put_f32s(&mut body, &mo.v);
     }
-    let mut out = Vec::with_capacity(PREAMBLE + body.len());
-    out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
-    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    out.extend_from_slice(&fnv1a64(&body).to_le_bytes());
-    out.extend_from_slice(&body);
-    out
+    seal(&MAGIC, VERSION, &body)
 }
 
 /// Why checkpoint bytes do not decode.

@@ -4,11 +4,10 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use kage_engine::protocol::{rules, uci};
 use kage_engine::search::bench;
-use kage_engine::util::cpu_time::thread_cpu_seconds;
+use kage_engine::util::cpu_time::Stopwatch;
 use kage_engine::{Game, Position, Variant};
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
-use std::time::Instant;
 
 #[derive(Parser)]
 #[command(
@@ -186,14 +185,10 @@ fn bench_perft() -> Result<()> {
     {
         let v = Variant::by_name(name)?;
         let pos = Position::startpos(v);
-        let cpu0 = thread_cpu_seconds();
-        let t = Instant::now();
+        let watch = Stopwatch::thread();
         let n = kage_engine::perft::perft(&pos, depth);
-        let wall = t.elapsed().as_secs_f64();
-        let cpu = match (cpu0, thread_cpu_seconds()) {
-            (Some(a), Some(b)) => b - a,
-            _ => wall,
-        };
+        let wall = watch.wall_seconds();
+        let cpu = watch.cpu_seconds().unwrap_or(wall);
         println!(
             "{name:<14} {depth:>5} {n:>14} {wall:>9.3} {cpu:>9.3} {:>11.2} {:>11.2}",
             n as f64 / wall / 1e6,

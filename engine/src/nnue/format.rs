@@ -24,14 +24,13 @@
 
 use super::error::NetError;
 use super::network::{Activation, NetHeader, NetWeights, Network, QA, QB, QO, check_dims};
-use crate::util::bytes::ByteReader;
+use crate::util::bytes::{ByteReader, SEALED_PREAMBLE as PREAMBLE, seal};
 use crate::util::hash::fnv1a64;
 
 /// File magic.
 pub const MAGIC: [u8; 8] = *b"KAGENNUE";
 /// Format version written and read by this build.
 pub const FORMAT_VERSION: u32 = 1;
-const PREAMBLE: usize = 28;
 const MAX_CONFIG_LEN: u32 = 1 << 20;
 
 pub(crate) fn encode(net: &Network) -> Vec<u8> {
@@ -58,13 +57,7 @@ pub(crate) fn encode(net: &Network) -> Vec<u8> {
     w.out_weights.iter().for_each(|v| body.extend_from_slice(&v.to_le_bytes()));
     body.extend_from_slice(&w.out_bias.to_le_bytes());
 
-    let mut out = Vec::with_capacity(PREAMBLE + body.len());
-    out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    out.extend_from_slice(&fnv1a64(&body).to_le_bytes());
-    out.extend_from_slice(&body);
-    out
+    seal(&MAGIC, FORMAT_VERSION, &body)
 }
 
 pub(crate) fn decode(bytes: &[u8]) -> Result<Network, NetError> {

@@ -5,10 +5,9 @@ use super::{Limits, Searcher};
 use crate::game::Game;
 use crate::position::Position;
 use crate::types::Color;
-use crate::util::cpu_time::process_cpu_seconds;
+use crate::util::cpu_time::Stopwatch;
 use crate::variant::{Variant, VariantId};
 use std::sync::atomic::AtomicBool;
-use std::time::Instant;
 
 /// Start positions plus middlegame positions taken from the FSF perft references.
 pub const POSITIONS: &[(&str, &str)] = &[
@@ -63,8 +62,7 @@ pub fn search(depth: Option<u32>, only: Option<&str>) -> anyhow::Result<u64> {
         let v = Variant::builtin(id);
         let d = depth.unwrap_or_else(|| default_depth(name));
         let mut nodes = 0u64;
-        let t = Instant::now();
-        let cpu0 = process_cpu_seconds();
+        let watch = Stopwatch::process();
         for &(_, fen) in POSITIONS.iter().filter(|(n, _)| *n == name) {
             let mut s = Searcher::new(16);
             let game = Game::new(position(v, fen));
@@ -72,11 +70,8 @@ pub fn search(depth: Option<u32>, only: Option<&str>) -> anyhow::Result<u64> {
             let r = s.search(&game, &Limits::depth(d), &stop, &mut |_| {});
             nodes += r.nodes;
         }
-        let secs = t.elapsed().as_secs_f64();
-        let cpu = match (cpu0, process_cpu_seconds()) {
-            (Some(a), Some(b)) => b - a,
-            _ => secs,
-        };
+        let secs = watch.wall_seconds();
+        let cpu = watch.cpu_seconds().unwrap_or(secs);
         println!(
             "{name:<14} {d:>5} {nodes:>12} {secs:>9.3} {:>10.0} {cpu:>9.2} {:>12.0}",
             nodes as f64 / secs.max(1e-9) / 1e3,

@@ -302,10 +302,7 @@ impl<'a> Ctx<'a> {
             self.put_frame(ply, f);
             return Self::no_moves_score(pos, last, ply);
         }
-        f.keys.clear();
-        for &m in f.list.as_slice() {
-            f.keys.push(key_of(self.ord.score(pos, m, tt_move, ply), m));
-        }
+        order_moves(self.ord, &mut f.keys, f.list.as_slice(), pos, tt_move, ply);
         f.quiets.clear();
         let stm = pos.side_to_move();
         let node = Node { depth, eval, beta, pv_node, in_check };
@@ -533,10 +530,7 @@ impl<'a> Ctx<'a> {
                 self.put_frame(ply, f);
                 return self.evaluate(pos);
             }
-            f.keys.clear();
-            for &m in f.list.as_slice() {
-                f.keys.push(key_of(self.ord.score(pos, m, tt_move, ply), m));
-            }
+            order_moves(self.ord, &mut f.keys, f.list.as_slice(), pos, tt_move, ply);
             best = -INFINITE;
             let mut quiet_evasions = 0;
             for i in 0..n {
@@ -572,10 +566,7 @@ impl<'a> Ctx<'a> {
             f.tactical.clear();
             tactical_moves(pos, &mut f.tactical);
             let n = f.tactical.len();
-            f.keys.clear();
-            for &m in &f.tactical {
-                f.keys.push(key_of(self.ord.score(pos, m, tt_move, ply), m));
-            }
+            order_moves(self.ord, &mut f.keys, &f.tactical, pos, tt_move, ply);
             let v = pos.variant();
             for i in 0..n {
                 let (m, _) = next_move(&mut f.keys, i);
@@ -696,6 +687,20 @@ fn has_pieces(pos: &Position) -> bool {
 #[inline(always)]
 fn improving_guess(eval: i32, beta: i32) -> bool {
     eval > beta - IMPROVING_MARGIN
+}
+
+/// Fills `keys` with the ordering keys of `moves` (see [`next_move`]).
+#[inline(always)]
+fn order_moves(
+    ord: &Ordering,
+    keys: &mut Vec<i64>,
+    moves: &[Move],
+    pos: &Position,
+    tt_move: Move,
+    ply: usize,
+) {
+    keys.clear();
+    keys.extend(moves.iter().map(|&m| key_of(ord.score(pos, m, tt_move, ply), m)));
 }
 
 #[inline(always)]

@@ -2,6 +2,22 @@
 //! checkpoints, data-file headers): each read names the section it is reading, so a short or
 //! damaged file is reported with where it ended.
 
+/// Length of the preamble [`seal`] writes.
+pub const SEALED_PREAMBLE: usize = 28;
+
+/// The layout of the workspace's checksummed binary files (network files, trainer
+/// checkpoints): `magic` (8 bytes), format `version` u32, body length u64, FNV-1a 64 of the
+/// body u64, then the body.
+pub fn seal(magic: &[u8; 8], version: u32, body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(SEALED_PREAMBLE + body.len());
+    out.extend_from_slice(magic);
+    out.extend_from_slice(&version.to_le_bytes());
+    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    out.extend_from_slice(&crate::util::hash::fnv1a64(body).to_le_bytes());
+    out.extend_from_slice(body);
+    out
+}
+
 /// Why a [`ByteReader`] read failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ByteError {

@@ -21,6 +21,40 @@ pub fn thread_cpu_seconds() -> Option<f64> {
     Some(ns / 1e9)
 }
 
+/// Wall time and CPU time since a start, for benchmarks.
+#[derive(Clone, Copy, Debug)]
+pub struct Stopwatch {
+    wall: std::time::Instant,
+    cpu: Option<f64>,
+    cpu_of: fn() -> Option<f64>,
+}
+
+impl Stopwatch {
+    /// Starts timing wall time and this process's CPU time ([`process_cpu_seconds`]).
+    pub fn process() -> Self {
+        Self::with(process_cpu_seconds)
+    }
+
+    /// Starts timing wall time and the calling thread's CPU time ([`thread_cpu_seconds`]).
+    pub fn thread() -> Self {
+        Self::with(thread_cpu_seconds)
+    }
+
+    fn with(cpu_of: fn() -> Option<f64>) -> Self {
+        Stopwatch { cpu: cpu_of(), wall: std::time::Instant::now(), cpu_of }
+    }
+
+    /// Wall seconds so far.
+    pub fn wall_seconds(&self) -> f64 {
+        self.wall.elapsed().as_secs_f64()
+    }
+
+    /// CPU seconds so far, if this platform tells.
+    pub fn cpu_seconds(&self) -> Option<f64> {
+        Some((self.cpu_of)()? - self.cpu?)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -40,5 +74,12 @@ mod tests {
         let (p1, t1) =
             (process_cpu_seconds().expect("proc"), thread_cpu_seconds().expect("thread"));
         assert!(p1 >= p0 && t1 > t0, "{p0} {p1} {t0} {t1}");
+        let w = Stopwatch::thread();
+        let start = std::time::Instant::now();
+        while start.elapsed().as_millis() < 20 {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+        let cpu = w.cpu_seconds().expect("thread cpu");
+        assert!(cpu > 0.0 && cpu <= w.wall_seconds() + 0.01, "{cpu}");
     }
 }

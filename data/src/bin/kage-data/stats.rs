@@ -112,26 +112,10 @@ pub fn run(files: &[PathBuf]) -> Result<ExitCode> {
                 st.ply_sum as f64 / n as f64,
                 st.ply_max
             );
-            let r = &st.stm_results;
-            println!(
-                "  results, side to move: win {} ({:.2}%)  draw {} ({:.2}%)  loss {} ({:.2}%)",
-                r[0],
-                pct(r[0], n),
-                r[1],
-                pct(r[1], n),
-                r[2],
-                pct(r[2], n)
-            );
-            let r = &st.white_results;
-            println!(
-                "  results, White: win {} ({:.2}%)  draw {} ({:.2}%)  loss {} ({:.2}%)",
-                r[0],
-                pct(r[0], n),
-                r[1],
-                pct(r[1], n),
-                r[2],
-                pct(r[2], n)
-            );
+            for (whose, r) in [("side to move", &st.stm_results), ("White", &st.white_results)] {
+                let [w, d, l] = r.map(|c| format!("{c} ({:.2}%)", pct(c, n)));
+                println!("  results, {whose}: win {w}  draw {d}  loss {l}");
+            }
             let names = ["in_check", "capture", "promotion", "drop", "best_noisy"];
             let flags: Vec<String> = names
                 .iter()
