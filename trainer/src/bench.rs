@@ -1,14 +1,14 @@
 //! Throughput benchmarks: the hybrid trainer, a burn-only `select`+sum alternative, and the
 //! data loader, all on synthetic data.
 
-use crate::batch::{SparseBatch, TargetBlend};
-use crate::config::{FilterConfig, TrainConfig};
-use crate::head;
-use crate::loader::{EpochLoader, LoaderConfig, LoaderMsg};
+use crate::data::batch::{SparseBatch, TargetBlend};
+use crate::data::loader::{EpochLoader, LoaderConfig, LoaderMsg};
+use crate::data::sample::Dataset;
+use crate::data::synthetic::{SyntheticConfig, SyntheticDataset};
 use crate::model::NetParams;
-use crate::sample::Dataset;
-use crate::synthetic::{SyntheticConfig, SyntheticDataset};
-use crate::train::Trainer;
+use crate::model::head;
+use crate::training::config::{FilterConfig, TrainConfig};
+use crate::training::train::Trainer;
 use burn::tensor::activation::sigmoid;
 use burn::tensor::module::linear;
 use burn::tensor::{Int, Tensor, TensorData};
@@ -40,7 +40,7 @@ pub struct BenchResult {
     /// Seconds timed.
     pub seconds: f64,
     /// Phase breakdown (hybrid only).
-    pub times: Option<crate::train::StepTimes>,
+    pub times: Option<crate::training::train::StepTimes>,
     /// Process CPU seconds (user + system, all threads) spent while timing, if known.
     pub cpu_seconds: Option<f64>,
 }

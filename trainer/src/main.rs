@@ -2,10 +2,11 @@
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
+use kage_train::RunOptions;
 use kage_train::bench::{self, BenchConfig};
-use kage_train::config::{LrSchedule, TrainConfig};
-use kage_train::synthetic::SyntheticConfig;
-use kage_train::{RunOptions, inspect};
+use kage_train::data::synthetic::SyntheticConfig;
+use kage_train::export::inspect;
+use kage_train::training::config::{LrSchedule, TrainConfig};
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
@@ -57,7 +58,7 @@ struct BenchArgs {
     variant: String,
     /// Decoding of --data records.
     #[arg(long, value_enum, default_value = "fast")]
-    decode: kage_train::config::DecodeMode,
+    decode: kage_train::training::config::DecodeMode,
 }
 
 #[derive(Args, Debug, Default)]
@@ -137,7 +138,7 @@ struct TrainArgs {
     threads: Option<usize>,
     /// How records become features: fast (compact fields) or position (engine FEN parser).
     #[arg(long, value_enum)]
-    decode: Option<kage_train::config::DecodeMode>,
+    decode: Option<kage_train::training::config::DecodeMode>,
     /// Hide progress bars.
     #[arg(long)]
     quiet: bool,
@@ -294,8 +295,8 @@ fn run_bench(a: BenchArgs) -> Result<()> {
         ran = true;
     }
     if !a.data.is_empty() {
-        let space = kage_train::space::feature_space(&a.variant)?;
-        let data = kage_train::files::open_files(&space, &a.data, a.decode)?;
+        let space = kage_train::data::space::feature_space(&a.variant)?;
+        let data = kage_train::data::decode::open_files(&space, &a.data, a.decode)?;
         let mut n = 0u64;
         let mut src = data.open()?;
         let mut blocks = kage_train::BlockList::default();
@@ -324,7 +325,7 @@ fn run_bench(a: BenchArgs) -> Result<()> {
 
 fn main() -> Result<()> {
     // Keep the head's multi-MiB per-step buffers in the heap (see `simd::tune_allocator`).
-    kage_train::simd::tune_allocator();
+    kage_train::model::simd::tune_allocator();
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Inspect { net }) => {

@@ -1,15 +1,15 @@
 //! A full training run: run directory, epochs, validation, metrics, checkpoints, export.
 
-use crate::checkpoint::{self, CheckpointState};
-use crate::config::TrainConfig;
+use crate::data::loader::{EpochLoader, LoaderConfig, LoaderMsg, keep};
+use crate::data::sample::{Dataset, Sample};
+use crate::data::space::{self, FeatureSpace};
+use crate::data::synthetic::SyntheticDataset;
 use crate::error::{TrainError, io_err};
+use crate::export::report;
 use crate::export::{ExportInfo, quantise};
-use crate::loader::{EpochLoader, LoaderConfig, LoaderMsg, keep};
-use crate::report;
-use crate::sample::{Dataset, Sample};
-use crate::space::{self, FeatureSpace};
-use crate::synthetic::SyntheticDataset;
-use crate::train::{EpochMetrics, Trainer};
+use crate::training::checkpoint::{self, CheckpointState};
+use crate::training::config::TrainConfig;
+use crate::training::train::{EpochMetrics, Trainer};
 use indicatif::{ProgressBar, ProgressStyle};
 use kage_engine::util::hash::fnv1a64;
 use std::path::{Path, PathBuf};
@@ -79,7 +79,7 @@ pub fn run_id(config_toml: &str) -> String {
 fn open_dataset(cfg: &TrainConfig, space: &FeatureSpace) -> Result<Arc<dyn Dataset>, TrainError> {
     match &cfg.synthetic {
         Some(s) => Ok(Arc::new(SyntheticDataset::new(s.clone()))),
-        None => Ok(crate::files::open_files(space, &cfg.data, cfg.decode)?),
+        None => Ok(crate::data::decode::open_files(space, &cfg.data, cfg.decode)?),
     }
 }
 
@@ -87,7 +87,7 @@ fn load_val_files(cfg: &TrainConfig, space: &FeatureSpace) -> Result<Vec<Sample>
     if cfg.val_data.is_empty() {
         return Ok(Vec::new());
     }
-    let ds = crate::files::open_files(space, &cfg.val_data, cfg.decode)?;
+    let ds = crate::data::decode::open_files(space, &cfg.val_data, cfg.decode)?;
     let mut src = ds.open()?;
     let mut out = Vec::new();
     while let Some(s) = src.next_sample()? {

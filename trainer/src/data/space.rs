@@ -1,8 +1,8 @@
 //! The feature space a run trains on: variant, feature-set id and feature count.
 
-use crate::config::TrainConfig;
+use crate::data::sample::SourceError;
 use crate::error::TrainError;
-use crate::sample::SourceError;
+use crate::training::config::TrainConfig;
 use kage_engine::Variant;
 use kage_engine::nnue::features;
 

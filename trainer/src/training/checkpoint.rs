@@ -2,8 +2,8 @@
 //! atomically (temporary file, then rename).
 
 use crate::model::NetParams;
-use crate::optim::Moments;
-use crate::train::{EpochMetrics, ParamMoments, Trainer};
+use crate::training::optim::Moments;
+use crate::training::train::{EpochMetrics, ParamMoments, Trainer};
 use kage_engine::nnue::network::{MAX_FEATURES, MAX_FT_SIZE, MAX_HEAD_SIZE};
 use kage_engine::util::bytes::{ByteError, ByteReader, SEALED_PREAMBLE as PREAMBLE, seal};
 use kage_engine::util::hash::fnv1a64;

@@ -6,11 +6,11 @@
 //! read one chunk at a time and a chunk is decoded in parallel (rayon, order preserved), so
 //! the stream order is the file order whatever the thread count.
 
-use crate::config::DecodeMode;
-use crate::sample::{
+use crate::data::sample::{
     BlockList, Dataset, PositionSource, Sample, SampleBlock, SampleFlags, SampleMeta, SourceError,
 };
-use crate::space::FeatureSpace;
+use crate::data::space::FeatureSpace;
+use crate::training::config::DecodeMode;
 use kage_data::{CompactError, PositionRecord, Reader};
 use kage_engine::Variant;
 use kage_engine::nnue::features;

@@ -4,7 +4,7 @@
 //! the side to move's features minus the sum over the other side's, and the result is drawn
 //! from `sigmoid(score / 400)`. A network can therefore learn it, and the loss must drop.
 
-use crate::sample::{
+use crate::data::sample::{
     BlockList, Dataset, PositionSource, Sample, SampleBlock, SampleFlags, SampleMeta, SourceError,
 };
 use rand::{Rng, SeedableRng};

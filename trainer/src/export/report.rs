@@ -1,6 +1,6 @@
 //! Run-directory reports: metrics CSV and an SVG loss curve (`kage_data::svg`).
 
-use crate::train::EpochMetrics;
+use crate::training::train::EpochMetrics;
 use kage_data::svg;
 use std::fmt::Write as _;
 

@@ -15,11 +15,11 @@
 //!
 //! The batches are therefore the same whatever the thread count or timing.
 
-use crate::batch::{SparseBatch, TargetBlend};
-use crate::config::FilterConfig;
-use crate::sample::{
+use crate::data::batch::{SparseBatch, TargetBlend};
+use crate::data::sample::{
     BlockList, Dataset, PositionSource, Sample, SampleBlock, SampleMeta, SourceError,
 };
+use crate::training::config::FilterConfig;
 use kage_engine::util::hash::splitmix64;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -346,7 +346,7 @@ impl Shuffler<'_> {
             }
             a
         });
-        crate::simd::prefetch(self.slots.slot(ahead.random_range(0..cap)));
+        crate::model::simd::prefetch(self.slots.slot(ahead.random_range(0..cap)));
         let j = self.rng.random_range(0..cap);
         self.slots.replace(j, &mut self.batch, stm, nstm, target);
         self.flush_if_full()
@@ -364,7 +364,7 @@ impl Shuffler<'_> {
         while self.slots.len > 0 {
             if self.slots.len > PREFETCH_AHEAD {
                 let later = ahead.random_range(0..self.slots.len - PREFETCH_AHEAD);
-                crate::simd::prefetch(self.slots.slot(later));
+                crate::model::simd::prefetch(self.slots.slot(later));
             }
             let j = self.rng.random_range(0..self.slots.len);
             self.slots.emit(j, &mut self.batch);
@@ -475,7 +475,7 @@ fn shuffle_epoch(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synthetic::{SyntheticConfig, SyntheticDataset};
+    use crate::data::synthetic::{SyntheticConfig, SyntheticDataset};
 
     /// Batches of a pass, then `Ok((stats, val))` or the error.
     type Outcome = (Vec<SparseBatch>, Result<(LoadStats, Vec<Sample>), String>);

@@ -1,6 +1,6 @@
 //! Training configuration: defaults, TOML round trip and validation.
 
-use crate::synthetic::SyntheticConfig;
+use crate::data::synthetic::SyntheticConfig;
 use kage_engine::nnue::network::{MAX_FT_SIZE, MAX_HEAD_SIZE};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
