@@ -19,6 +19,8 @@
 //! files, foreign files, newer format versions and files of another kind or
 //! variant are [`DataError`]s.
 
+#![warn(missing_docs)]
+
 pub mod atomic;
 pub mod chunk;
 pub mod compact;

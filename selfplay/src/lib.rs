@@ -7,6 +7,8 @@
 //! * [`balance`]: results with confidence intervals (`kage_data::stats`), text and SVG reports.
 //! * [`bench`]: throughput, thread scaling and self-play overhead.
 
+#![warn(missing_docs)]
+
 pub mod adjudicate;
 pub mod balance;
 pub mod bench;

@@ -5,6 +5,8 @@
 //! also returns the gradient w.r.t. the accumulators so it can be scattered into the FT rows.
 //! Quantised networks are written with the engine's `kage_engine::nnue` types.
 
+#![warn(missing_docs)]
+
 pub mod bench;
 pub mod data;
 pub mod error;

@@ -138,8 +138,8 @@ fn run(cli: Cli) -> Result<()> {
         }
         Some(Command::Bench { what, depth, games, variant }) => match what.as_str() {
             "perft" => bench_perft(),
-            "search" => bench::search(depth, variant.as_deref()).map(|_| ()),
-            "match" => bench::play_match(depth.unwrap_or(2), games, variant.as_deref()),
+            "search" => Ok(bench::search(depth, variant.as_deref()).map(|_| ())?),
+            "match" => Ok(bench::play_match(depth.unwrap_or(2), games, variant.as_deref())?),
             "fens" => {
                 bench::POSITIONS.iter().for_each(|(v, fen)| println!("{v}\t{fen}"));
                 Ok(())

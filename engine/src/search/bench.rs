@@ -6,7 +6,7 @@ use crate::game::Game;
 use crate::position::Position;
 use crate::types::Color;
 use crate::util::cpu_time::Stopwatch;
-use crate::variant::{Variant, VariantId};
+use crate::variant::{SpecError, Variant, VariantId};
 use std::sync::atomic::AtomicBool;
 
 /// Start positions plus middlegame positions taken from the FSF perft references.
@@ -46,8 +46,15 @@ fn position(v: &'static Variant, fen: &str) -> Position {
     }
 }
 
+/// The variant `only` names, if any.
+fn selected(only: Option<&str>) -> Result<Option<VariantId>, SpecError> {
+    only.map(str::parse).transpose()
+}
+
 /// Runs the search bench and prints a table; returns the total node count (the signature).
-pub fn search(depth: Option<u32>, only: Option<&str>) -> anyhow::Result<u64> {
+/// `only` names one variant to bench; an unknown name is an error.
+pub fn search(depth: Option<u32>, only: Option<&str>) -> Result<u64, SpecError> {
+    let only = selected(only)?;
     println!(
         "{:<14} {:>5} {:>12} {:>9} {:>10} {:>9} {:>12}",
         "variant", "depth", "nodes", "seconds", "knodes/s", "cpu s", "knodes/cpu-s"
@@ -56,7 +63,7 @@ pub fn search(depth: Option<u32>, only: Option<&str>) -> anyhow::Result<u64> {
     let (mut all_nodes, mut all_time) = (0u64, 0f64);
     for id in VariantId::ALL {
         let name = id.name();
-        if only.is_some_and(|o| o != name) {
+        if only.is_some_and(|o| o != id) {
             continue;
         }
         let v = Variant::builtin(id);
@@ -90,10 +97,12 @@ pub fn search(depth: Option<u32>, only: Option<&str>) -> anyhow::Result<u64> {
 
 /// Self-play match: depth `d + 2` against depth `d`, colours alternating; prints the score of
 /// the deeper side per variant.
-pub fn play_match(d: u32, games: usize, only: Option<&str>) -> anyhow::Result<()> {
+/// `only` names one variant to play; an unknown name is an error.
+pub fn play_match(d: u32, games: usize, only: Option<&str>) -> Result<(), SpecError> {
+    let only = selected(only)?;
     for id in VariantId::ALL {
         let name = id.name();
-        if only.is_some_and(|o| o != name) {
+        if only.is_some_and(|o| o != id) {
             continue;
         }
         let v = Variant::builtin(id);

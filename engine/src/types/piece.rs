@@ -10,6 +10,7 @@ pub const MAX_KINDS: usize = 24;
 pub struct PieceKind(pub u8);
 
 impl PieceKind {
+    /// The index into the variant's kinds.
     #[inline(always)]
     pub fn index(self) -> usize {
         self.0 as usize
@@ -19,11 +20,14 @@ impl PieceKind {
 /// A colored piece.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Piece {
+    /// Owner.
     pub color: Color,
+    /// Kind.
     pub kind: PieceKind,
 }
 
 impl Piece {
+    /// The code of an empty square.
     pub const NONE_CODE: u8 = 0xff;
 
     /// Compact code used by the mailbox board: `color << 5 | kind`.

@@ -1,19 +1,27 @@
 //! The compiled variant: attack tables, zones and rule flags. Move generation reads only this.
 
-use super::betza::{self, Step};
+use super::betza::{self, BetzaError, Step};
 use super::{SpecError, VariantId, VariantSpec};
 use crate::types::{Bitboard, ByColor, Color, MAX_KINDS, MAX_SQUARES, PieceKind};
 
 /// Ray directions, clockwise from north (towards rank 8).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Direction {
+    /// Towards the last rank.
     N = 0,
+    /// North-east.
     NE,
+    /// Towards the last file.
     E,
+    /// South-east.
     SE,
+    /// Towards the first rank.
     S,
+    /// South-west.
     SW,
+    /// Towards the first file.
     W,
+    /// North-west.
     NW,
 }
 
@@ -23,7 +31,9 @@ pub(crate) const DIRS: [(i8, i8); 8] =
 /// How a repetition that is not a perpetual check ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RepetitionVerdict {
+    /// A draw.
     Draw,
+    /// White loses (as in shogi variants where White is sente).
     WhiteLoses,
 }
 
@@ -32,20 +42,31 @@ pub enum RepetitionVerdict {
 pub struct KindInfo {
     /// Base letter, uppercase (`P` for both `P` and `+P`).
     pub letter: char,
+    /// A promoted kind (`+P`).
     pub promoted: bool,
+    /// Full name.
     pub name: String,
+    /// The king: checkmate and check rules apply to it.
     pub royal: bool,
+    /// A chess pawn (move-rule resets, en passant).
     pub pawn: bool,
+    /// The kind it promotes to.
     pub promotes_to: Option<PieceKind>,
     /// The kind a capture sends to hand (itself when unpromoted).
     pub demoted: PieceKind,
+    /// Two unpromoted pieces of this kind may not share a file (shogi's nifu).
     pub nifu: bool,
+    /// A drop of this kind that mates loses.
     pub drop_mate_loses: bool,
+    /// The rook of castling.
     pub castling_rook: bool,
+    /// Value on the board (centipawns, for the evaluation and SEE).
     pub value: i32,
+    /// Value in hand.
     pub hand_value: i32,
     /// Slide directions per color (bit d = `Direction` d).
     pub slides: ByColor<u8>,
+    /// Movement in Betza notation.
     pub betza: String,
 }
 
@@ -68,36 +89,60 @@ pub struct CastlingGeometry {
 
 /// A compiled variant.
 pub struct Variant {
+    /// Which built-in variant this is, if one.
     pub id: Option<VariantId>,
+    /// Name.
     pub name: String,
+    /// Files.
     pub width: u8,
+    /// Ranks.
     pub height: u8,
+    /// `width * height`.
     pub num_squares: u8,
+    /// The board's squares.
     pub board: Bitboard,
+    /// Piece kinds (promoted kinds are kinds of their own), indexed by [`PieceKind`].
     pub kinds: Vec<KindInfo>,
     /// Kinds that can be held in hand, in FEN output order.
     pub hand_kinds: Vec<PieceKind>,
     /// Per entry of `hand_kinds`: how many of that kind the start position holds in all
     /// (board and hands, both colors), at least 1: the most one hand can usually hold.
     pub hand_max: Vec<u8>,
+    /// The royal kind.
     pub king: PieceKind,
+    /// Start position.
     pub start_fen: String,
+    /// Captured pieces go to the capturer's hand.
     pub captures_to_hand: bool,
+    /// Chess castling.
     pub castling: bool,
+    /// En-passant captures.
     pub en_passant: bool,
+    /// Promotion is taken whenever possible.
     pub mandatory_promotion: bool,
+    /// Moves and drops that leave a piece unable to move are illegal.
     pub immobility_illegal: bool,
+    /// The stalemated side loses (else a draw).
     pub stalemate_loses: bool,
     /// Plies without an irreversible move that draw (0: no such rule).
     pub move_rule_plies: u16,
+    /// Perpetual check loses for the checking side.
     pub perpetual_check_loses: bool,
+    /// The occurrence of a position that ends the game.
     pub repetition_count: u8,
+    /// How a repetition that is not a perpetual check ends.
     pub repetition_verdict: RepetitionVerdict,
+    /// Where each side's pieces promote.
     pub promotion_zone: ByColor<Bitboard>,
+    /// Where each side may drop.
     pub drop_zone: ByColor<Bitboard>,
+    /// Where each side's king wins by arriving (campmate).
     pub flag_zone: ByColor<Bitboard>,
+    /// Castling squares per side.
     pub castling_geometry: ByColor<CastlingGeometry>,
+    /// Squares of each file.
     pub file_masks: [Bitboard; 8],
+    /// Squares of each rank.
     pub rank_masks: [Bitboard; 8],
     pub(crate) ray: [[Bitboard; MAX_SQUARES]; 8],
     pub(crate) between: Vec<Bitboard>,
@@ -134,11 +179,13 @@ fn ck(c: Color, k: PieceKind) -> usize {
 }
 
 impl Variant {
+    /// Number of piece kinds.
     #[inline(always)]
     pub fn num_kinds(&self) -> usize {
         self.kinds.len()
     }
 
+    /// What the variant says about kind `k`.
     #[inline(always)]
     pub fn kind(&self, k: PieceKind) -> &KindInfo {
         &self.kinds[k.index()]
@@ -240,6 +287,7 @@ impl Variant {
         self.line[a as usize * MAX_SQUARES + b as usize]
     }
 
+    /// The kind written `letter` (`+letter` when `promoted`).
     pub fn kind_by_symbol(&self, letter: char, promoted: bool) -> Option<PieceKind> {
         let up = letter.to_ascii_uppercase();
         self.kinds
@@ -528,8 +576,11 @@ fn compile_kind(
 ) -> Result<(KindInfo, Vec<Step>), SpecError> {
     let p = &spec.pieces[i];
     let (letter, promoted) = symbols.0[i];
-    let bad_betza =
-        |why: String| SpecError::Betza { letter: p.letter.clone(), betza: p.betza.clone(), why };
+    let bad_betza = |why: BetzaError| SpecError::Betza {
+        letter: p.letter.clone(),
+        betza: p.betza.clone(),
+        why,
+    };
     let steps = betza::parse(&p.betza).map_err(bad_betza)?;
     let promotes_to =
         p.promotes_to.as_deref().map(|s| symbols.find(&p.letter, "promotes_to", s)).transpose()?;
@@ -561,7 +612,7 @@ fn compile_kind(
     let mut slides = ByColor::new(0u8, 0u8);
     for s in steps.iter().filter(|s| s.rider) {
         if !(s.can_move && s.can_capture) || s.initial_only {
-            return Err(bad_betza("riders must both move and capture".into()));
+            return Err(bad_betza(BetzaError::RestrictedRider));
         }
         for c in Color::ALL {
             let dy = if c == Color::White { s.dy } else { -s.dy };
