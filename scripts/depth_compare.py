@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Time to a fixed depth, kage against another UCI engine (e.g. Fairy-Stockfish), side by side.
 
-Runs `go depth D` on the start position and the three middlegame positions of `kage bench`
-for every variant, one engine after the other, fresh process per search, and prints nodes
-and time (the engines' own `info ... time` of the last completed depth) with totals per
-variant. The other engine is optional and is not part of this repository: pass its path and,
+Runs `go depth D` on the position set of `kage bench` (read with `kage bench fens`: the start
+position and three middlegame positions per variant), one engine after the other, fresh
+process per search, and prints nodes and time (the engines' own `info ... time` of the last
+completed depth) with totals per variant. The other engine is optional and is not part of this repository: pass its path and,
 for Fairy-Stockfish, the variants.ini that defines Shinobi+ and Gorogoro+.
 
     python3 scripts/depth_compare.py --kage target/release/kage \
@@ -15,32 +15,14 @@ import re
 import subprocess
 import sys
 
-POSITIONS = {
-    "shinobiplus": [
-        "startpos",
-        "r3k3/1p1q2br/3ppp2/2p4p/p4P2/HP3PPP/M1PP4/L2K4[] b q - 0 19",
-        "rnbqk2r/3p2p1/3b3p/1p2pp2/p1PpH1n1/1M4PJ/PP2PP1P/DLFK3C[] b kq - 3 13",
-        "rnbqk2r/p1ppb3/5ppp/3n4/1p6/P1C1LHDP/1PPPPPP1/3MK3[F] b kq - 0 9",
-    ],
-    "shinobi": [
-        "startpos",
-        "2bk1b1r/p4p2/3pp2p/3P2n1/1P4Pp/3M4/P1P1PP1P/LH1CKHHL[] b - g3 0 18",
-        "rn2q1nr/p2pp1bp/bppJ1kp1/5p2/2LH4/M1P2MD1/PP1PPPPP/LH1CK1HL[] b - - 4 10",
-        "rn1bk2r/p2q1p1p/3p2p1/1pp1p2D/1P2bL2/P1HHP1MJ/2PPMPPP/L2CK1HL[] b kq - 2 13",
-    ],
-    "gorogoroplus": [
-        "startpos",
-        "g1k1s/2g2/spplK/1Pn1N/3G1/+l2GS[Ppps] b - - 3 13",
-        "2ggs/slk2/1P2S/pKp2/SG1p1/N2GN[Plp] b - - 1 11",
-        "sk2s/g1g1L/3pn/SppPl/N1GGS/2K2[pp] b - - 2 9",
-    ],
-    "minishogi": [
-        "startpos",
-        "p2Bk/1G1s1/1G2p/1S2b/KR2R[] w - - 1 8",
-        "3k1/bb2p/1SG1s/K1g2/R+p2R[] w - - 0 19",
-        "1G2k/bP2B/r4/P1sS1/KG2R[] w - - 7 13",
-    ],
-}
+def bench_positions(kage):
+    """The position set of `kage bench`, per variant (`kage bench fens`)."""
+    out = subprocess.run([kage, "bench", "fens"], check=True, capture_output=True, text=True)
+    positions = {}
+    for line in out.stdout.splitlines():
+        variant, fen = line.split("\t", 1)
+        positions.setdefault(variant, []).append(fen)
+    return positions
 
 
 def search(engine, variant, fen, depth, variant_path):
@@ -91,7 +73,7 @@ def main():
     print(f"go depth {a.depth}, Hash 16 MB; nodes and time (ms) of the last completed depth")
     print("| variant | position | " + " | ".join(f"{n} nodes | {n} ms" for n, _, _ in engines) + " |")
     print("|---|---|" + "---:|---:|" * len(engines))
-    for variant, fens in POSITIONS.items():
+    for variant, fens in bench_positions(a.kage).items():
         if a.variant and variant not in a.variant:
             continue
         totals = [[0, 0] for _ in engines]

@@ -10,9 +10,8 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use kage_data::{
     FileHeader, GameRecord, GameResult, PositionRecord, RecordKind, Termination, Writer,
-    variant_by_name,
 };
-use kage_engine::Game;
+use kage_engine::{Game, Variant};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -21,7 +20,7 @@ fn main() -> Result<()> {
     let [variant, games, dir] = args.as_slice() else {
         bail!("usage: random_games VARIANT GAMES OUT_DIR");
     };
-    let v = variant_by_name(variant)?;
+    let v = Variant::by_name(variant)?;
     let n: u64 = games.parse().context("GAMES must be a number")?;
     let dir = PathBuf::from(dir);
     std::fs::create_dir_all(&dir)?;

@@ -12,6 +12,8 @@
 //! every reachable position.
 
 use bincode::{Decode, Encode};
+use kage_engine::nnue::features::PieceCodes;
+use kage_engine::{Piece, Variant};
 
 /// Piece bytes per position (board and hand together).
 pub const MAX_PIECES: usize = 40;
@@ -38,14 +40,9 @@ pub enum CompactError {
     /// Side to move is not 0 or 1.
     #[error("invalid side to move {0}")]
     BadSide(u8),
-    /// The variant name is not a built-in variant.
-    #[error("unknown variant {name:?} (known: {known})")]
-    UnknownVariant {
-        /// The name asked for.
-        name: String,
-        /// The built-in variants.
-        known: String,
-    },
+    /// The pieces are not pieces of the variant (for its NNUE features).
+    #[error(transparent)]
+    Features(#[from] kage_engine::nnue::features::FeatureError),
     /// The stored fields do not form a legal position of the variant.
     #[error("not a valid {variant} position: {reason}")]
     Invalid {
@@ -145,22 +142,10 @@ impl CompactPosition {
             check_code(c)?;
         }
         let mut hand: Vec<(u8, u8)> = Vec::new();
-        let mut padding = false;
-        for &c in &self.pieces[n..] {
-            if c == NO_PIECE {
-                padding = true;
-                continue;
-            }
-            if padding {
-                return Err(CompactError::BadPiece(c));
-            }
-            check_code(c)?;
-            match hand.last_mut() {
-                Some((last, count)) if *last == c => *count += 1,
-                Some((last, _)) if *last > c => return Err(CompactError::BadPiece(c)),
-                _ => hand.push((c, 1)),
-            }
-        }
+        self.walk_hand(|c| match hand.last_mut() {
+            Some((last, count)) if *last == c => *count += 1,
+            _ => hand.push((c, 1)),
+        })?;
         Ok(PositionParts {
             occupancy: self.occupancy,
             board,
@@ -171,6 +156,49 @@ impl CompactPosition {
             halfmove: self.halfmove,
             fullmove: self.fullmove,
         })
+    }
+
+    /// The board and hands as the engine's feature encoder reads them
+    /// ([`kage_engine::nnue::features::write_features`], which checks the board's pieces),
+    /// without allocating. The hand is checked as [`Self::to_parts`] checks it, and every
+    /// piece in it must be one `v` allows in hand.
+    pub fn piece_codes(&self, v: &Variant) -> Result<PieceCodes<'_>, CompactError> {
+        if self.stm > 1 {
+            return Err(CompactError::BadSide(self.stm));
+        }
+        let n = self.occupancy.count_ones() as usize;
+        if n > MAX_PIECES {
+            return Err(CompactError::TooManyPieces(n));
+        }
+        let mut codes = PieceCodes::new(self.occupancy, &self.pieces[..n]);
+        let mut refused = Ok(());
+        self.walk_hand(|c| {
+            if refused.is_ok() {
+                refused = codes.add_to_hand(v, c);
+            }
+        })?;
+        refused?;
+        Ok(codes)
+    }
+
+    /// Calls `each` with the code of every piece in hand, in stored order, after checking
+    /// it: valid, sorted, and no piece after the padding.
+    fn walk_hand(&self, mut each: impl FnMut(u8)) -> Result<(), CompactError> {
+        let n = (self.occupancy.count_ones() as usize).min(MAX_PIECES);
+        let (mut previous, mut padding) = (0u8, false);
+        for &c in &self.pieces[n..] {
+            if c == NO_PIECE {
+                padding = true;
+                continue;
+            }
+            if padding || c < previous {
+                return Err(CompactError::BadPiece(c));
+            }
+            check_code(c)?;
+            previous = c;
+            each(c);
+        }
+        Ok(())
     }
 
     /// The raw piece bytes (board pieces, then hand pieces, then padding).
@@ -197,8 +225,7 @@ impl CompactPosition {
 }
 
 fn check_code(code: u8) -> Result<(), CompactError> {
-    // color bit 5, kind index below 24 (the engine's MAX_KINDS).
-    if code & !0x3f != 0 || (code & 0x1f) >= 24 {
+    if !Piece::is_valid_code(code) {
         return Err(CompactError::BadPiece(code));
     }
     Ok(())

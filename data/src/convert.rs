@@ -5,19 +5,12 @@
 //! so a decoded position is validated exactly like any other input (one king
 //! each, side not to move not in check, pieces allowed in hand, ...).
 
+use kage_engine::nnue::features::write_features;
 use kage_engine::position::Setup;
-use kage_engine::{Color, Move, MoveKind, Piece, Position, Variant, VariantId};
+use kage_engine::{Color, Move, MoveKind, Piece, Position, Variant};
 
 use crate::compact::{CompactError, CompactPosition, NO_PIECE, PositionParts};
-use crate::position::{Outcome, PositionFlags, PositionRecord};
-
-/// The built-in variant called `name`, or an error naming the known ones.
-pub fn variant_by_name(name: &str) -> Result<&'static Variant, CompactError> {
-    VariantId::from_name(name).map(Variant::builtin).ok_or_else(|| CompactError::UnknownVariant {
-        name: name.to_owned(),
-        known: VariantId::ALL.map(VariantId::name).join(", "),
-    })
-}
+use crate::position::{PositionFlags, PositionRecord, StmResult};
 
 impl CompactPosition {
     /// Packs an engine position.
@@ -82,25 +75,35 @@ impl CompactPosition {
     }
 
     /// The NNUE input features of this position seen from `perspective`
-    /// (`kage_engine::nnue::features`), computed straight from the compact
-    /// form: the same set as `active_features` of the decoded `Position`,
-    /// without going through FEN. Trusts the record (use on validated data).
-    pub fn active_features(&self, v: &Variant, perspective: Color, out: &mut Vec<u32>) {
-        use kage_engine::nnue::features::{hand_feature, piece_feature};
-        for (sq, p) in self.board() {
-            out.push(piece_feature(v, perspective, p, sq));
-        }
-        let mut last: Option<(Piece, u8)> = None;
-        for p in self.hand_pieces() {
-            let slot = match last {
-                Some((q, n)) if q == p => n + 1,
-                _ => 0,
-            };
-            last = Some((p, slot));
-            if let Some(f) = hand_feature(v, perspective, p.color, p.kind, slot) {
-                out.push(f);
-            }
-        }
+    /// ([`kage_engine::nnue::features::write_features`]), straight from the compact form:
+    /// the same features in the same order as `active_features` of the decoded `Position`,
+    /// without going through FEN. Pieces are checked against `v`, legality is not; on error
+    /// nothing is appended.
+    pub fn active_features(
+        &self,
+        v: &Variant,
+        perspective: Color,
+        out: &mut Vec<u32>,
+    ) -> Result<(), CompactError> {
+        Ok(write_features(v, &self.piece_codes(v)?, perspective, out)?)
+    }
+
+    /// [`Self::active_features`] of the side to move, then of the other side, appended to
+    /// `out`; returns the side to move's count. On error nothing is appended.
+    #[inline]
+    pub fn features_both_sides(
+        &self,
+        v: &Variant,
+        out: &mut Vec<u32>,
+    ) -> Result<usize, CompactError> {
+        let codes = self.piece_codes(v)?;
+        let stm = self.side_to_move();
+        let start = out.len();
+        write_features(v, &codes, stm, out)?;
+        let stm_len = out.len() - start;
+        // The second call checks what the first did: it cannot fail.
+        write_features(v, &codes, !stm, out)?;
+        Ok(stm_len)
     }
 
     /// Unpacks into an engine position of variant `v`, validated by the
@@ -169,11 +172,7 @@ impl PositionRecord {
         played: Option<Move>,
         best: Option<Move>,
     ) -> Result<Self, CompactError> {
-        let result = match winner {
-            None => Outcome::Draw,
-            Some(c) if c == pos.side_to_move() => Outcome::Win,
-            Some(_) => Outcome::Loss,
-        };
+        let result = StmResult::for_side(winner, pos.side_to_move());
         Ok(PositionRecord {
             pos: CompactPosition::from_position(pos)?,
             score,
@@ -195,7 +194,7 @@ impl PositionRecord {
     }
 
     /// Result from White's point of view.
-    pub fn white_result(&self) -> Outcome {
+    pub fn white_result(&self) -> StmResult {
         if self.pos.stm() == 0 { self.result } else { self.result.flip() }
     }
 

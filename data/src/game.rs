@@ -1,6 +1,10 @@
 //! Game records.
 
+use bincode::de::Decoder;
+use bincode::enc::Encoder;
+use bincode::error::{DecodeError, EncodeError};
 use bincode::{Decode, Encode};
+use kage_engine::Reason;
 
 use crate::header::RecordKind;
 use crate::record::Record;
@@ -36,59 +40,51 @@ impl GameResult {
     }
 }
 
-/// Why a game ended: the engine's rule verdicts (`kage_engine::Reason`) plus
-/// the ways self-play stops a game early.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Encode, Decode)]
+/// Why a game ended, the one vocabulary of the workspace: a rule of the variant (the
+/// engine's [`Reason`]) or one of the ways self-play stops a game early.
+///
+/// Stored as a `u32` code (format version 1): the rule reasons 0-6 in [`Reason::ALL`] order,
+/// 7 adjudication (a resignation or an adjudicated draw: the game's result tells which),
+/// 8 the ply limit, 9 anything else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Termination {
-    /// The side to move was mated.
-    Checkmate,
-    /// The side to move had no legal move and was not in check.
-    Stalemate,
-    /// A king reached its campmate (flag) ranks.
-    Campmate,
-    /// Repetition.
-    Repetition,
-    /// Perpetual check.
-    PerpetualCheck,
-    /// The n-move rule.
-    MoveRule,
-    /// A pawn drop gave mate: the dropper lost.
-    PawnDropMate,
-    /// Adjudicated by score (resign or draw adjudication).
-    Adjudication,
-    /// The self-play ply limit was reached.
+    /// A rule of the variant ended the game (`kage_engine::Game::outcome`).
+    Rule(Reason),
+    /// One side's score stayed beyond the resign bound: it resigned (a decisive result).
+    Resign,
+    /// The score stayed near zero late in the game: adjudicated a draw.
+    AdjudicatedDraw,
+    /// The ply limit was reached (a draw).
     PlyLimit,
     /// Anything else.
     Other,
 }
 
+const ADJUDICATION_CODE: u32 = 7;
+
 impl Termination {
-    /// All terminations.
-    pub const ALL: [Termination; 10] = [
-        Termination::Checkmate,
-        Termination::Stalemate,
-        Termination::Campmate,
-        Termination::Repetition,
-        Termination::PerpetualCheck,
-        Termination::MoveRule,
-        Termination::PawnDropMate,
-        Termination::Adjudication,
+    /// All terminations, in report order.
+    pub const ALL: [Termination; 11] = [
+        Termination::Rule(Reason::Checkmate),
+        Termination::Rule(Reason::Stalemate),
+        Termination::Rule(Reason::Campmate),
+        Termination::Rule(Reason::Repetition),
+        Termination::Rule(Reason::PerpetualCheck),
+        Termination::Rule(Reason::MoveRule),
+        Termination::Rule(Reason::PawnDropMate),
+        Termination::Resign,
+        Termination::AdjudicatedDraw,
         Termination::PlyLimit,
         Termination::Other,
     ];
 
-    /// Name, as the engine's `Reason::name` for rule verdicts
-    /// (`checkmate`, `perpetual_check`, ..., `adjudication`, `ply_limit`, `other`).
+    /// Name: the engine's [`Reason::name`] for rule verdicts (`checkmate`,
+    /// `perpetual_check`, ...), then `resign`, `adjudicated_draw`, `ply_limit`, `other`.
     pub fn name(self) -> &'static str {
         match self {
-            Termination::Checkmate => "checkmate",
-            Termination::Stalemate => "stalemate",
-            Termination::Campmate => "campmate",
-            Termination::Repetition => "repetition",
-            Termination::PerpetualCheck => "perpetual_check",
-            Termination::MoveRule => "move_rule",
-            Termination::PawnDropMate => "pawn_drop_mate",
-            Termination::Adjudication => "adjudication",
+            Termination::Rule(r) => r.name(),
+            Termination::Resign => "resign",
+            Termination::AdjudicatedDraw => "adjudicated_draw",
             Termination::PlyLimit => "ply_limit",
             Termination::Other => "other",
         }
@@ -98,20 +94,41 @@ impl Termination {
     pub fn from_name(s: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|t| t.name() == s)
     }
+
+    /// The stored code (see the type's documentation).
+    fn code(self) -> u32 {
+        match self {
+            Termination::Rule(r) => match r {
+                Reason::Checkmate => 0,
+                Reason::Stalemate => 1,
+                Reason::Campmate => 2,
+                Reason::Repetition => 3,
+                Reason::PerpetualCheck => 4,
+                Reason::MoveRule => 5,
+                Reason::PawnDropMate => 6,
+            },
+            Termination::Resign | Termination::AdjudicatedDraw => ADJUDICATION_CODE,
+            Termination::PlyLimit => 8,
+            Termination::Other => 9,
+        }
+    }
+
+    /// Reads a stored code back; `result` tells a resignation from an adjudicated draw.
+    fn from_code(code: u32, result: GameResult) -> Option<Self> {
+        Some(match code {
+            0..=6 => Termination::Rule(Reason::ALL[code as usize]),
+            ADJUDICATION_CODE if result == GameResult::Draw => Termination::AdjudicatedDraw,
+            ADJUDICATION_CODE => Termination::Resign,
+            8 => Termination::PlyLimit,
+            9 => Termination::Other,
+            _ => return None,
+        })
+    }
 }
 
-impl From<kage_engine::game::Reason> for Termination {
-    fn from(r: kage_engine::game::Reason) -> Self {
-        use kage_engine::game::Reason;
-        match r {
-            Reason::Checkmate => Termination::Checkmate,
-            Reason::Stalemate => Termination::Stalemate,
-            Reason::Campmate => Termination::Campmate,
-            Reason::Repetition => Termination::Repetition,
-            Reason::PerpetualCheck => Termination::PerpetualCheck,
-            Reason::MoveRule => Termination::MoveRule,
-            Reason::PawnDropMate => Termination::PawnDropMate,
-        }
+impl From<Reason> for Termination {
+    fn from(r: Reason) -> Self {
+        Termination::Rule(r)
     }
 }
 
@@ -137,8 +154,10 @@ impl std::fmt::Display for Termination {
 /// `moves` holds the engine's 16-bit move encoding (`kage_engine::Move.0`),
 /// to be replayed from `start_fen`. `scores[i]`, when present, is the search
 /// score (centipawns, from the side to move) of the position before
-/// `moves[i]`; `scores` is either empty or as long as `moves`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Encode, Decode)]
+/// `moves[i]`; `scores` is either empty or as long as `moves`. A
+/// [`Termination::Resign`] goes with a decisive result and a
+/// [`Termination::AdjudicatedDraw`] with a draw: they are stored alike.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct GameRecord {
     /// Variant name (same as the file header's).
     pub variant: String,
@@ -156,6 +175,103 @@ pub struct GameRecord {
     pub game_index: u64,
 }
 
+// The fields in declaration order, the termination as its stored code: the bytes a derived
+// encoding of the format's first `Termination` enum gave.
+impl Encode for GameRecord {
+    fn encode<E: Encoder>(&self, e: &mut E) -> Result<(), EncodeError> {
+        self.variant.encode(e)?;
+        self.start_fen.encode(e)?;
+        self.moves.encode(e)?;
+        self.scores.encode(e)?;
+        self.result.encode(e)?;
+        self.termination.code().encode(e)?;
+        self.game_index.encode(e)
+    }
+}
+
+impl<C> Decode<C> for GameRecord {
+    fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
+        let variant = String::decode(d)?;
+        let start_fen = String::decode(d)?;
+        let moves = Vec::decode(d)?;
+        let scores = Vec::decode(d)?;
+        let result = GameResult::decode(d)?;
+        let code = u32::decode(d)?;
+        let termination = Termination::from_code(code, result)
+            .ok_or_else(|| DecodeError::OtherString(format!("unknown termination code {code}")))?;
+        let game_index = u64::decode(d)?;
+        Ok(GameRecord { variant, start_fen, moves, scores, result, termination, game_index })
+    }
+}
+
+bincode::impl_borrow_decode!(GameRecord);
+
 impl Record for GameRecord {
     const KIND: RecordKind = RecordKind::Game;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(result: GameResult, termination: Termination) -> GameRecord {
+        GameRecord {
+            variant: "minishogi".into(),
+            start_fen: "startpos".into(),
+            moves: vec![1, 2, 3],
+            scores: vec![-5, 0, 7],
+            result,
+            termination,
+            game_index: 300,
+        }
+    }
+
+    /// The encoding the format's first `Termination` (a plain derived enum) gave.
+    #[derive(Encode)]
+    struct Version1 {
+        variant: String,
+        start_fen: String,
+        moves: Vec<u16>,
+        scores: Vec<i16>,
+        result: GameResult,
+        termination: u32,
+        game_index: u64,
+    }
+
+    #[test]
+    fn termination_codes_read_back_and_match_the_first_format() {
+        let cfg = crate::BINCODE_CONFIG;
+        for t in Termination::ALL {
+            let result = match t {
+                Termination::Resign => GameResult::BlackWin,
+                _ => GameResult::Draw,
+            };
+            let g = game(result, t);
+            let bytes = bincode::encode_to_vec(&g, cfg).expect("encodes");
+            let (back, n): (GameRecord, usize) =
+                bincode::decode_from_slice(&bytes, cfg).expect("decodes");
+            assert_eq!((back, n), (g.clone(), bytes.len()), "{t}");
+            let v1 = Version1 {
+                variant: g.variant,
+                start_fen: g.start_fen,
+                moves: g.moves,
+                scores: g.scores,
+                result,
+                termination: t.code(),
+                game_index: 300,
+            };
+            assert_eq!(bincode::encode_to_vec(&v1, cfg).expect("encodes"), bytes, "{t}");
+            assert_eq!(Termination::from_name(t.name()), Some(t));
+        }
+        // Old adjudication records: the result says which.
+        assert_eq!(Termination::from_code(7, GameResult::WhiteWin), Some(Termination::Resign));
+        assert_eq!(Termination::from_code(7, GameResult::Draw), Some(Termination::AdjudicatedDraw));
+        let mut bytes = bincode::encode_to_vec(game(GameResult::Draw, Termination::Other), cfg)
+            .expect("encodes");
+        let code_at = bytes.len() - 12; // a fixed-width u32 code, then the u64 game index
+        assert_eq!(bytes[code_at..code_at + 4], [9, 0, 0, 0]);
+        bytes[code_at] = 10;
+        let e = bincode::decode_from_slice::<GameRecord, _>(&bytes, cfg).expect_err("code 10");
+        assert!(e.to_string().contains("unknown termination code 10"), "{e}");
+    }
 }

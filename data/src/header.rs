@@ -26,6 +26,7 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use crate::error::{DataError, Result};
+use kage_engine::util::bytes::{ByteError, ByteReader};
 
 /// File magic.
 pub const FILE_MAGIC: [u8; 8] = *b"KAGEDATA";
@@ -67,12 +68,7 @@ impl fmt::Display for RecordKind {
 /// FNV-1a 64-bit hash of a generator config text. Stable across builds and
 /// platforms, so files from different shards can be compared.
 pub fn config_hash(config: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in config.as_bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
+    kage_engine::util::hash::fnv1a64(config.as_bytes())
 }
 
 /// Descriptive header of a kage data file.
@@ -240,21 +236,22 @@ impl FileHeader {
 }
 
 fn parse_body(body: &[u8]) -> std::result::Result<FileHeader, String> {
-    let mut cur = body;
-    let kind_byte = take(&mut cur, 1)?[0];
+    let short = |_| "header body too short".to_owned();
+    let mut r = ByteReader::new(body);
+    let kind_byte = r.u8("record kind").map_err(short)?;
     let kind = RecordKind::from_u8(kind_byte).ok_or(format!("unknown record kind {kind_byte}"))?;
-    let hash_bytes: [u8; 8] = take(&mut cur, 8)?.try_into().map_err(|_| "short hash")?;
-    let stored_hash = u64::from_le_bytes(hash_bytes);
+    let stored_hash = r.u64("config hash").map_err(short)?;
     let mut strings = Vec::with_capacity(4);
     for _ in 0..4 {
-        let len_bytes: [u8; 4] = take(&mut cur, 4)?.try_into().map_err(|_| "short length")?;
-        let len = u32::from_le_bytes(len_bytes) as usize;
-        let s =
-            std::str::from_utf8(take(&mut cur, len)?).map_err(|_| "header string is not UTF-8")?;
+        let len = r.u32("string length").map_err(short)? as usize;
+        let s = r.utf8(len, "header string").map_err(|e| match e {
+            ByteError::NotUtf8 { .. } => "header string is not UTF-8".to_owned(),
+            ByteError::Truncated { .. } => short(e),
+        })?;
         strings.push(s.to_owned());
     }
-    if !cur.is_empty() {
-        return Err(format!("{} unexpected bytes at the end of the header", cur.len()));
+    if r.remaining() != 0 {
+        return Err(format!("{} unexpected bytes at the end of the header", r.remaining()));
     }
     let [variant, config, git_revision, created_by] =
         <[String; 4]>::try_from(strings).map_err(|_| "header strings")?;
@@ -264,15 +261,6 @@ fn parse_body(body: &[u8]) -> std::result::Result<FileHeader, String> {
         return Err("stored config hash does not match the config text".into());
     }
     Ok(h)
-}
-
-fn take<'a>(cur: &mut &'a [u8], n: usize) -> std::result::Result<&'a [u8], String> {
-    if cur.len() < n {
-        return Err("header body too short".into());
-    }
-    let (a, b) = cur.split_at(n);
-    *cur = b;
-    Ok(a)
 }
 
 fn bad(path: &Path, reason: String) -> DataError {

@@ -19,6 +19,9 @@
 //! files, foreign files, newer format versions and files of another kind or
 //! variant are [`DataError`]s.
 
+#![warn(missing_docs)]
+
+pub mod atomic;
 pub mod chunk;
 pub mod compact;
 mod convert;
@@ -28,21 +31,22 @@ pub mod game;
 pub mod header;
 pub mod parts;
 pub mod position;
-mod prefetch;
 mod reader;
 mod record;
+pub mod stats;
+pub mod svg;
 pub mod synth;
 mod writer;
 
+pub use atomic::tmp_path;
 pub use compact::{CompactError, CompactPosition, MAX_PIECES, PositionParts};
-pub use convert::{position_flags, variant_by_name};
+pub use convert::position_flags;
 pub use error::{DataError, Result};
 pub use framer::Damage;
 pub use game::{GameRecord, GameResult, Termination};
 pub use header::{FORMAT_VERSION, FileHeader, RecordKind, config_hash};
 pub use parts::{PartDir, part_path};
-pub use position::{Outcome, PositionFlags, PositionRecord};
-pub use prefetch::Prefetch;
+pub use position::{PositionFlags, PositionRecord, StmResult};
 pub use reader::{Reader, read_all};
 pub use record::{BINCODE_CONFIG, Record};
-pub use writer::{WriteSummary, Writer, tmp_path};
+pub use writer::{WriteSummary, Writer};

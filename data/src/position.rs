@@ -8,9 +8,10 @@ use crate::compact::CompactPosition;
 use crate::header::RecordKind;
 use crate::record::Record;
 
-/// Game result from the side to move of the position.
+/// Game result from the side to move of the position (a game's result from White's view
+/// is [`crate::GameResult`]; how and why it ended is the engine's `Outcome`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Outcome {
+pub enum StmResult {
     /// The side to move lost the game.
     Loss,
     /// Draw.
@@ -19,58 +20,67 @@ pub enum Outcome {
     Win,
 }
 
-impl Outcome {
+impl StmResult {
     /// -1, 0 or 1.
     pub fn as_i8(self) -> i8 {
         match self {
-            Outcome::Loss => -1,
-            Outcome::Draw => 0,
-            Outcome::Win => 1,
+            StmResult::Loss => -1,
+            StmResult::Draw => 0,
+            StmResult::Win => 1,
         }
     }
 
     /// Parses -1, 0 or 1.
     pub fn from_i8(v: i8) -> Option<Self> {
         match v {
-            -1 => Some(Outcome::Loss),
-            0 => Some(Outcome::Draw),
-            1 => Some(Outcome::Win),
+            -1 => Some(StmResult::Loss),
+            0 => Some(StmResult::Draw),
+            1 => Some(StmResult::Win),
             _ => None,
+        }
+    }
+
+    /// The result for `side` of a game `winner` won (`None`: a draw).
+    pub fn for_side(winner: Option<kage_engine::Color>, side: kage_engine::Color) -> Self {
+        match winner {
+            None => StmResult::Draw,
+            Some(c) if c == side => StmResult::Win,
+            Some(_) => StmResult::Loss,
         }
     }
 
     /// The same result seen from the other side.
     pub fn flip(self) -> Self {
         match self {
-            Outcome::Loss => Outcome::Win,
-            Outcome::Draw => Outcome::Draw,
-            Outcome::Win => Outcome::Loss,
+            StmResult::Loss => StmResult::Win,
+            StmResult::Draw => StmResult::Draw,
+            StmResult::Win => StmResult::Loss,
         }
     }
 
     /// 0.0, 0.5 or 1.0.
     pub fn as_f32(self) -> f32 {
         match self {
-            Outcome::Loss => 0.0,
-            Outcome::Draw => 0.5,
-            Outcome::Win => 1.0,
+            StmResult::Loss => 0.0,
+            StmResult::Draw => 0.5,
+            StmResult::Win => 1.0,
         }
     }
 }
 
-impl Encode for Outcome {
+impl Encode for StmResult {
     fn encode<E: Encoder>(&self, e: &mut E) -> Result<(), EncodeError> {
         self.as_i8().encode(e)
     }
 }
 
-impl<C> Decode<C> for Outcome {
+impl<C> Decode<C> for StmResult {
     fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
         let v = i8::decode(d)?;
-        Outcome::from_i8(v).ok_or(DecodeError::Other("outcome out of range"))
+        StmResult::from_i8(v).ok_or(DecodeError::Other("outcome out of range"))
     }
 }
-bincode::impl_borrow_decode!(Outcome);
+bincode::impl_borrow_decode!(StmResult);
 
 /// Position flags: what the trainer may want to filter on at load time.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -163,7 +173,7 @@ pub struct PositionRecord {
     /// Search score (cp, side to move).
     pub score: i16,
     /// Game result (side to move).
-    pub result: Outcome,
+    pub result: StmResult,
     /// Ply number.
     pub ply: u16,
     /// Move played (engine encoding).

@@ -5,7 +5,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::compact::{CompactPosition, NO_PIECE, PositionParts};
 use crate::game::{GameRecord, GameResult, Termination};
-use crate::position::{Outcome, PositionFlags, PositionRecord};
+use crate::position::{PositionFlags, PositionRecord, StmResult};
 
 /// Deterministic generator of synthetic records.
 pub struct Synth {
@@ -45,7 +45,7 @@ impl Synth {
         PositionRecord {
             pos,
             score: rng.random_range(-3000..3000),
-            result: Outcome::from_i8(rng.random_range(-1..=1)).unwrap_or(Outcome::Draw),
+            result: StmResult::from_i8(rng.random_range(-1..=1)).unwrap_or(StmResult::Draw),
             ply: rng.random_range(0..400),
             mv: rng.random(),
             flags: PositionFlags::from_bits(rng.random::<u8>() & PositionFlags::ALL)
@@ -58,13 +58,20 @@ impl Synth {
         let rng = &mut self.rng;
         let n = rng.random_range(0..200);
         let results = [GameResult::WhiteWin, GameResult::BlackWin, GameResult::Draw];
+        let termination = Termination::ALL[rng.random_range(0..Termination::ALL.len())];
+        // Resignations are decisive and adjudicated draws drawn: they are stored alike.
+        let result = match termination {
+            Termination::Resign => results[rng.random_range(0..2)],
+            Termination::AdjudicatedDraw => GameResult::Draw,
+            _ => results[rng.random_range(0..3)],
+        };
         GameRecord {
             variant: variant.to_owned(),
             start_fen: "rbsgk/4p/5/P4/KGSBR[-] w 0 1".to_owned(),
             moves: (0..n).map(|_| rng.random()).collect(),
             scores: (0..n).map(|_| rng.random_range(-2000..2000)).collect(),
-            result: results[rng.random_range(0..3)],
-            termination: Termination::ALL[rng.random_range(0..Termination::ALL.len())],
+            result,
+            termination,
             game_index: index,
         }
     }

@@ -5,20 +5,15 @@ use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
+use crate::atomic::tmp_path;
 use crate::chunk::{
     CHUNK_HEADER_LEN, CHUNK_MAGIC, ChunkHeader, ChunkType, DEFAULT_CHUNK_TARGET, END_MAGIC,
     MAX_CHUNK_PAYLOAD, encode_header,
 };
 use crate::error::{DataError, Result};
 use crate::header::{FileHeader, read_full};
+use crate::reader::Reader;
 use crate::record::{BINCODE_CONFIG, Record};
-
-/// The temporary name a file is written under: `<name>.tmp`.
-pub fn tmp_path(path: &Path) -> PathBuf {
-    let mut s = path.as_os_str().to_owned();
-    s.push(".tmp");
-    PathBuf::from(s)
-}
 
 /// What a finished file holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -190,6 +185,26 @@ impl<R: Record> Writer<R> {
         Ok(())
     }
 
+    /// Appends every record `reader` yields, chunk by chunk, each after `each` has accepted
+    /// it (an error from `each` stops the copy); returns the records appended. How to treat
+    /// damaged chunks is the reader's business ([`Reader::on_damage`], [`Reader::damage`]).
+    /// Merging files, or the parts of a run, is this in a loop.
+    pub fn append_from<E: From<DataError>>(
+        &mut self,
+        reader: &mut Reader<R>,
+        mut each: impl FnMut(&R) -> std::result::Result<(), E>,
+    ) -> std::result::Result<u64, E> {
+        let mut n = 0;
+        while let Some(chunk) = reader.next_chunk()? {
+            for rec in &chunk {
+                each(rec)?;
+            }
+            self.write_all(&chunk)?;
+            n += chunk.len() as u64;
+        }
+        Ok(n)
+    }
+
     /// Writes the end marker, syncs the data and renames `<path>.tmp` to `path`.
     pub fn finish(mut self) -> Result<WriteSummary> {
         self.flush_chunk()?;
@@ -198,16 +213,9 @@ impl<R: Record> Writer<R> {
         self.put(&head)?;
         self.put(&total)?;
         self.out.flush().map_err(|e| DataError::io(&self.tmp, "flush", e))?;
-        self.out.get_ref().sync_all().map_err(|e| DataError::io(&self.tmp, "sync", e))?;
-        std::fs::rename(&self.tmp, &self.path)
+        drop(self.out);
+        crate::atomic::persist(&self.tmp, &self.path)
             .map_err(|e| DataError::io(&self.path, "rename", e))?;
-        if let Some(dir) = self.path.parent() {
-            // Make the rename itself durable; failure here is not fatal.
-            let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
-            if let Ok(d) = File::open(dir) {
-                let _ = d.sync_all();
-            }
-        }
         Ok(WriteSummary { path: self.path.clone(), records: self.records, bytes: self.bytes })
     }
 }

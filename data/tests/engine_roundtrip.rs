@@ -1,7 +1,7 @@
 //! Compact positions round-trip exactly on positions from random playouts in
 //! every built-in variant.
 
-use kage_data::{CompactPosition, PositionFlags, PositionRecord, variant_by_name};
+use kage_data::{CompactPosition, PositionFlags, PositionRecord};
 use kage_engine::{Color, Game, Position, Variant, VariantId};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -58,7 +58,7 @@ fn compact_round_trip_all_variants() {
             for persp in Color::ALL {
                 let (mut a, mut b) = (Vec::new(), Vec::new());
                 kage_engine::nnue::features::active_features(pos, persp, &mut a);
-                c.active_features(v, persp, &mut b);
+                c.active_features(v, persp, &mut b).unwrap();
                 a.sort_unstable();
                 b.sort_unstable();
                 assert_eq!(a, b, "{}: features of {}", v.name, pos.to_fen());
@@ -75,18 +75,18 @@ fn compact_round_trip_all_variants() {
 
 #[test]
 fn record_result_is_from_side_to_move() {
-    let v = variant_by_name("minishogi").unwrap();
+    let v = Variant::by_name("minishogi").unwrap();
     let pos = Position::startpos(v);
     let r = PositionRecord::from_position(&pos, 50, Some(Color::White), 0, None, None).unwrap();
-    assert_eq!(r.result, kage_data::Outcome::Win);
+    assert_eq!(r.result, kage_data::StmResult::Win);
     assert_eq!(r.white_score(), 50);
     let mut p2 = pos.clone();
     p2.play(pos.legal_moves().as_slice()[0]);
     let r = PositionRecord::from_position(&p2, 50, Some(Color::White), 1, None, None).unwrap();
-    assert_eq!(r.result, kage_data::Outcome::Loss);
-    assert_eq!(r.white_result(), kage_data::Outcome::Win);
+    assert_eq!(r.result, kage_data::StmResult::Loss);
+    assert_eq!(r.white_result(), kage_data::StmResult::Win);
     assert_eq!(r.white_score(), -50);
-    let e = variant_by_name("chess").unwrap_err();
+    let e = Variant::by_name("chess").unwrap_err();
     assert_eq!(
         e.to_string(),
         "unknown variant \"chess\" (known: shinobiplus, shinobi, gorogoroplus, minishogi)"
@@ -95,13 +95,13 @@ fn record_result_is_from_side_to_move() {
 
 #[test]
 fn invalid_compact_positions_are_rejected() {
-    let v = variant_by_name("minishogi").unwrap();
+    let v = Variant::by_name("minishogi").unwrap();
     let pos = Position::startpos(v);
     let c = CompactPosition::from_position(&pos).unwrap();
     // Gorogoro+ (5x6) has no bishop or rook to put in hand: refused.
     let mut parts = c.to_parts().unwrap();
     parts.hand = vec![(parts.board[0], 1)];
-    let other = variant_by_name("gorogoroplus").unwrap();
+    let other = Variant::by_name("gorogoroplus").unwrap();
     let with_hand = CompactPosition::from_parts(&parts).unwrap();
     assert!(with_hand.to_position(v).is_ok() || with_hand.to_position(other).is_err());
     // Remove a king: the engine's FEN parser refuses it.

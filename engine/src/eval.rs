@@ -31,29 +31,13 @@ pub enum Evaluator {
 impl Evaluator {
     /// Loads a network file's bytes for `variant` (checks variant and feature set).
     pub fn load_nnue(bytes: &[u8], variant: &Variant) -> Result<Evaluator, NetError> {
-        let net = Network::load_for(
-            bytes,
-            &variant.name,
-            crate::nnue::features::FEATURE_SET_ID,
-            crate::nnue::features::num_features(variant),
-        )?;
-        Ok(Evaluator::Nnue(Arc::new(net)))
+        Ok(Evaluator::Nnue(Arc::new(Network::load_for_variant(bytes, variant)?)))
     }
 
     /// The network, when it fits `variant`.
     pub fn network_for(&self, variant: &Variant) -> Option<&Arc<Network>> {
         match self {
-            Evaluator::Nnue(net)
-                if net
-                    .check_compatible(
-                        &variant.name,
-                        crate::nnue::features::FEATURE_SET_ID,
-                        crate::nnue::features::num_features(variant),
-                    )
-                    .is_ok() =>
-            {
-                Some(net)
-            }
+            Evaluator::Nnue(net) if net.check_variant(variant).is_ok() => Some(net),
             _ => None,
         }
     }

@@ -5,14 +5,18 @@ use crate::position::{MoveError, Position};
 use crate::types::{Color, Move, MoveKind};
 use crate::variant::{RepetitionVerdict, Variant};
 
-/// Why a game ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Why a game ended by a rule of the variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Reason {
+    /// The side to move is in check and has no legal move.
     Checkmate,
+    /// The side to move has no legal move and is not in check.
     Stalemate,
     /// A king reached its campmate (flag) ranks.
     Campmate,
+    /// A position occurred the variant's repetition count of times.
     Repetition,
+    /// A repetition in which one side gave check with every move.
     PerpetualCheck,
     /// The n-move rule (50 moves without an irreversible move).
     MoveRule,
@@ -21,6 +25,7 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// Every reason, in report order.
     pub const ALL: [Reason; 7] = [
         Reason::Checkmate,
         Reason::Stalemate,
@@ -31,6 +36,8 @@ impl Reason {
         Reason::PawnDropMate,
     ];
 
+    /// `checkmate`, `stalemate`, `campmate`, `repetition`, `perpetual_check`, `move_rule` or
+    /// `pawn_drop_mate`.
     pub fn name(self) -> &'static str {
         match self {
             Reason::Checkmate => "checkmate",
@@ -43,6 +50,7 @@ impl Reason {
         }
     }
 
+    /// Parses [`Reason::name`].
     pub fn from_name(s: &str) -> Option<Reason> {
         Reason::ALL.into_iter().find(|r| r.name() == s)
     }
@@ -51,7 +59,9 @@ impl Reason {
 /// The end of a game: the winner (`None` for a draw) and why.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Outcome {
+    /// The winner; `None` for a draw.
     pub winner: Option<Color>,
+    /// Why the game ended.
     pub reason: Reason,
 }
 
@@ -74,6 +84,7 @@ impl Outcome {
 /// What repetition detection needs to know about each position of a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct HistoryEntry {
+    /// Zobrist key of the position.
     pub key: u64,
     /// The side to move was in check (so the move before gave check).
     pub in_check: bool,
@@ -142,15 +153,18 @@ pub struct Game {
 }
 
 impl Game {
+    /// A game starting at `start`.
     pub fn new(start: Position) -> Game {
         let h = HistoryEntry { key: start.key(), in_check: start.in_check() };
         Game { positions: vec![start], moves: Vec::new(), history: vec![h] }
     }
 
+    /// A game from the variant's start position.
     pub fn startpos(v: &'static Variant) -> Game {
         Game::new(Position::startpos(v))
     }
 
+    /// The variant played.
     pub fn variant(&self) -> &'static Variant {
         self.position().variant()
     }
@@ -160,14 +174,17 @@ impl Game {
         self.positions.last().expect("a game always has a position")
     }
 
+    /// The position the game started from.
     pub fn start_position(&self) -> &Position {
         &self.positions[0]
     }
 
+    /// The moves played so far.
     pub fn moves(&self) -> &[Move] {
         &self.moves
     }
 
+    /// One entry per position of the game, the start included.
     pub fn history(&self) -> &[HistoryEntry] {
         &self.history
     }

@@ -10,7 +10,6 @@
 //! [`Network::to_bytes`]; this module never depends on the trainer or on any ML framework.
 
 pub mod accumulator;
-pub mod checksum;
 pub mod error;
 pub mod features;
 pub mod format;

@@ -3,6 +3,7 @@
 use crate::position::Position;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// Leaf count of the legal move tree `depth` plies deep (the last ply counted, not played).
 pub fn perft(pos: &Position, depth: u32) -> u64 {
     if depth == 0 {
         return 1;

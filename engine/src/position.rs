@@ -20,10 +20,15 @@ pub const NO_SQ: u8 = 0xff;
 
 /// Castling right bits: White king side, White queen side, Black king side, Black queen side.
 pub const CASTLE_WK: u8 = 1;
+/// Castling right: White, queen side.
 pub const CASTLE_WQ: u8 = 2;
+/// Castling right: Black, king side.
 pub const CASTLE_BK: u8 = 4;
+/// Castling right: Black, queen side.
 pub const CASTLE_BQ: u8 = 8;
 
+/// A legal position of a variant: board, hands, side to move, castling, en passant,
+/// clocks, and its Zobrist key.
 #[derive(Clone)]
 pub struct Position {
     variant: &'static Variant,
@@ -89,26 +94,31 @@ impl Position {
         Position::from_fen(variant, &variant.start_fen).expect("start FEN checked at compile")
     }
 
+    /// The variant.
     #[inline(always)]
     pub fn variant(&self) -> &'static Variant {
         self.variant
     }
 
+    /// The side to move.
     #[inline(always)]
     pub fn side_to_move(&self) -> Color {
         self.stm
     }
 
+    /// Zobrist key (board, hands, side, castling rights, en-passant square).
     #[inline(always)]
     pub fn key(&self) -> u64 {
         self.key
     }
 
+    /// Pieces giving check to the side to move.
     #[inline(always)]
     pub fn checkers(&self) -> Bitboard {
         self.checkers
     }
 
+    /// Whether the side to move is in check.
     #[inline(always)]
     pub fn in_check(&self) -> bool {
         self.checkers != 0
@@ -120,6 +130,7 @@ impl Position {
         self.halfmove
     }
 
+    /// The fullmove number (starts at 1, grows after Black's move).
     pub fn fullmove_number(&self) -> u16 {
         self.fullmove
     }
@@ -134,36 +145,43 @@ impl Position {
         (self.ep != NO_SQ).then_some(self.ep)
     }
 
+    /// Occupied squares.
     #[inline(always)]
     pub fn occupied(&self) -> Bitboard {
         self.by_color[0] | self.by_color[1]
     }
 
+    /// Squares of `c`'s pieces.
     #[inline(always)]
     pub fn pieces_of(&self, c: Color) -> Bitboard {
         self.by_color[c as usize]
     }
 
+    /// Squares of the pieces of kind `k`, both colors.
     #[inline(always)]
     pub fn pieces_of_kind(&self, k: PieceKind) -> Bitboard {
         self.by_kind[k.index()]
     }
 
+    /// Squares of `c`'s pieces of kind `k`.
     #[inline(always)]
     pub fn pieces(&self, c: Color, k: PieceKind) -> Bitboard {
         self.by_kind[k.index()] & self.by_color[c as usize]
     }
 
+    /// The piece on `sq`, if any.
     #[inline(always)]
     pub fn piece_on(&self, sq: u8) -> Option<Piece> {
         Piece::from_code(self.board[sq as usize])
     }
 
+    /// How many pieces of kind `k` `c` holds in hand.
     #[inline(always)]
     pub fn hand(&self, c: Color, k: PieceKind) -> u8 {
         self.hands[c as usize][k.index()]
     }
 
+    /// Square of `c`'s king.
     #[inline(always)]
     pub fn king_square(&self, c: Color) -> u8 {
         self.king_sq[c as usize]

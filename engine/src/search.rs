@@ -6,12 +6,14 @@
 //! One [`Searcher`] per thread; a fixed-depth or fixed-node search is deterministic.
 
 pub mod bench;
+mod end_scores;
 mod node;
 mod ordering;
+pub mod params;
 mod root;
-mod rules;
 pub mod see;
 pub mod tactical;
+#[allow(missing_docs)] // UCI glue, being moved to protocol/ on another branch
 pub mod thread;
 mod time;
 pub mod tt;
@@ -36,15 +38,25 @@ pub const INFINITE: i32 = MATE + 1;
 /// maximum depth); a `multipv` of 0 is taken as 1.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Limits {
+    /// Search this many plies at most.
     pub depth: Option<u32>,
+    /// Stop after about this many nodes.
     pub nodes: Option<u64>,
+    /// Think exactly this long.
     pub movetime_ms: Option<u64>,
+    /// White's clock, milliseconds.
     pub wtime: Option<u64>,
+    /// Black's clock, milliseconds.
     pub btime: Option<u64>,
+    /// White's increment per move, milliseconds.
     pub winc: Option<u64>,
+    /// Black's increment per move, milliseconds.
     pub binc: Option<u64>,
+    /// Moves until the next time control.
     pub movestogo: Option<u32>,
+    /// Search until stopped.
     pub infinite: bool,
+    /// Principal variations to report (at least 1).
     pub multipv: usize,
 }
 
@@ -80,15 +92,21 @@ impl Limits {
 /// Progress after each completed iteration, one per MultiPV line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SearchInfo {
+    /// Completed depth.
     pub depth: u32,
+    /// Deepest ply reached.
     pub seldepth: u32,
     /// 1-based line number.
     pub multipv: usize,
     /// Centipawns from the side to move; mates as `±(MATE - plies)`.
     pub score: i32,
+    /// Nodes searched so far.
     pub nodes: u64,
+    /// Nodes per second.
     pub nps: u64,
+    /// Milliseconds since the search started.
     pub time_ms: u64,
+    /// The principal variation.
     pub pv: Vec<Move>,
 }
 
@@ -99,9 +117,13 @@ pub struct SearchResult {
     pub best_move: Move,
     /// Centipawns from the side to move; mates as `±(MATE - plies)`.
     pub score: i32,
+    /// Last completed depth.
     pub depth: u32,
+    /// Deepest ply reached.
     pub seldepth: u32,
+    /// Nodes searched.
     pub nodes: u64,
+    /// The principal variation.
     pub pv: Vec<Move>,
     /// MultiPV lines `(score, pv)`, best first.
     pub lines: Vec<(i32, Vec<Move>)>,
@@ -170,6 +192,7 @@ impl Searcher {
         self.tt.clear();
     }
 
+    /// The evaluation this searcher uses.
     pub fn evaluator(&self) -> &Evaluator {
         &self.evaluator
     }

@@ -7,6 +7,7 @@ mod describe;
 mod error;
 mod spec;
 
+pub use betza::BetzaError;
 pub use compile::{Direction, KindInfo, RepetitionVerdict, Variant};
 pub use error::SpecError;
 pub use spec::{PieceSpec, VariantSpec};
@@ -16,16 +17,22 @@ use std::sync::OnceLock;
 /// The built-in variants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum VariantId {
+    /// Shinobi+: the Clan (drops) against the Kingdom (a FIDE army), 8x8.
     ShinobiPlus,
+    /// Shinobi: the Clan against the Kingdom, 8x8.
     Shinobi,
+    /// Gorogoro+: 5x6 shogi with a lance and a knight in each hand.
     GorogoroPlus,
+    /// Minishogi: 5x5 shogi.
     Minishogi,
 }
 
 impl VariantId {
+    /// Every built-in variant.
     pub const ALL: [VariantId; 4] =
         [VariantId::ShinobiPlus, VariantId::Shinobi, VariantId::GorogoroPlus, VariantId::Minishogi];
 
+    /// The name: `shinobiplus`, `shinobi`, `gorogoroplus` or `minishogi`.
     pub fn name(self) -> &'static str {
         match self {
             VariantId::ShinobiPlus => "shinobiplus",
@@ -35,6 +42,7 @@ impl VariantId {
         }
     }
 
+    /// Parses [`VariantId::name`].
     pub fn from_name(name: &str) -> Option<VariantId> {
         VariantId::ALL.into_iter().find(|v| v.name() == name)
     }
@@ -58,7 +66,10 @@ impl std::fmt::Display for VariantId {
 impl std::str::FromStr for VariantId {
     type Err = SpecError;
     fn from_str(s: &str) -> Result<Self, SpecError> {
-        VariantId::from_name(s).ok_or_else(|| SpecError::UnknownVariant(s.to_string()))
+        VariantId::from_name(s).ok_or_else(|| SpecError::UnknownVariant {
+            name: s.to_string(),
+            known: VariantId::ALL.map(VariantId::name).join(", "),
+        })
     }
 }
 

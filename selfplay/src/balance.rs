@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use kage_data::{FileHeader, GameRecord, Reader, RecordKind};
 
 use crate::error::{Result, SelfplayError};
-use crate::stats::GameStats;
+use kage_data::stats::GameStats;
+use kage_data::svg;
 
 /// Game files under `paths`: files as given, directories searched (recursively) for
 /// `*.kdata` files that hold game records.
@@ -91,16 +92,13 @@ pub fn json(stats: &BTreeMap<String, GameStats>) -> serde_json::Value {
 pub fn svg(stats: &BTreeMap<String, GameStats>) -> String {
     let (left, width, row, top) = (200.0, 520.0, 46.0, 50.0);
     let height = top + row * stats.len() as f64 + 50.0;
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{height}" viewBox="0 0 {w} {height}" font-family="sans-serif" font-size="13">"#,
-        w = left + width + 40.0
-    );
-    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
-    let _ = writeln!(
-        s,
-        r#"<text x="{left}" y="22" font-size="15" font-weight="bold">Self-play results by side (95% Wilson intervals)</text>"#
+    let mut s = svg::begin(left + width + 40.0, height, 13);
+    svg::text(
+        &mut s,
+        left,
+        22.0,
+        r#"font-size="15" font-weight="bold""#,
+        "Self-play results by side (95% Wilson intervals)",
     );
     let colors = [("White wins", "#f0e6c8"), ("Draws", "#9aa5b1"), ("Black wins", "#2f3640")];
     for (i, (name, c)) in colors.iter().enumerate() {
@@ -114,14 +112,8 @@ pub fn svg(stats: &BTreeMap<String, GameStats>) -> String {
     for (k, (v, st)) in stats.iter().enumerate() {
         let y = top + row * k as f64;
         let r = st.report();
-        let _ = writeln!(
-            s,
-            r#"<text x="{}" y="{}" text-anchor="end">{} ({} games)</text>"#,
-            left - 8.0,
-            y + 18.0,
-            xml_escape(v),
-            r.games
-        );
+        let label = format!("{v} ({} games)", r.games);
+        svg::text(&mut s, left - 8.0, y + 18.0, r#"text-anchor="end""#, &label);
         let mut x = left;
         for (share, (_, c)) in [&r.white_wins, &r.draws, &r.black_wins].iter().zip(colors) {
             let w = width * share.fraction;
@@ -167,10 +159,5 @@ pub fn svg(stats: &BTreeMap<String, GameStats>) -> String {
             t * 25
         );
     }
-    s.push_str("</svg>\n");
-    s
-}
-
-fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    svg::end(s)
 }

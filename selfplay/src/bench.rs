@@ -4,9 +4,9 @@
 
 use std::fmt::Write as _;
 use std::sync::atomic::AtomicBool;
-use std::time::Instant;
 
 use kage_engine::Variant;
+use kage_engine::util::cpu_time::Stopwatch;
 use serde::Serialize;
 
 use crate::config::GenConfig;
@@ -44,17 +44,6 @@ pub struct BenchRow {
     pub positions_per_cpu_s: f64,
 }
 
-/// CPU time of this process in seconds (Linux `/proc/self/stat`, USER_HZ = 100), if known.
-pub fn process_cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the command name (which ends with the last ')'): state is field 3,
-    // utime and stime are fields 14 and 15.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
-    Some(ticks as f64 / 100.0)
-}
-
 /// Plays `cfg.games` games of `cfg`'s variant with each thread count in `threads`.
 pub fn bench_variant(
     cfg: &GenConfig,
@@ -68,8 +57,7 @@ pub fn bench_variant(
     let mut rows: Vec<BenchRow> = Vec::new();
     for &t in threads {
         let (mut positions, mut nodes, mut search_ns, mut game_ns) = (0u64, 0u64, 0u64, 0u64);
-        let cpu0 = process_cpu_seconds();
-        let start = Instant::now();
+        let watch = Stopwatch::process();
         play_games(cfg, variant, &slots, t, factory, &stop, &mut |_, out| {
             positions += out.positions.len() as u64;
             nodes += out.nodes;
@@ -77,11 +65,8 @@ pub fn bench_variant(
             game_ns += out.total_ns;
             Ok(())
         })?;
-        let wall_s = start.elapsed().as_secs_f64().max(1e-9);
-        let cpu_s = match (cpu0, process_cpu_seconds()) {
-            (Some(a), Some(b)) => b - a,
-            _ => 0.0,
-        };
+        let wall_s = watch.wall_seconds().max(1e-9);
+        let cpu_s = watch.cpu_seconds().unwrap_or(0.0);
         let games_per_s = cfg.games as f64 / wall_s;
         let scaling = rows.first().map_or(1.0, |r| games_per_s / r.games_per_s);
         rows.push(BenchRow {
@@ -148,7 +133,7 @@ mod tests {
         assert!(rows.iter().all(|r| (0.0..=1.0).contains(&r.overhead)));
         assert!(table(&rows).lines().count() == 4);
         if cfg!(target_os = "linux") {
-            assert!(process_cpu_seconds().is_some());
+            assert!(kage_engine::util::cpu_time::process_cpu_seconds().is_some());
         }
     }
 }

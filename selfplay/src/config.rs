@@ -179,8 +179,8 @@ impl GenConfig {
     /// Checks every field; returns the config unchanged when valid.
     pub fn validated(self) -> Result<Self, SelfplayError> {
         let bad = |m: String| Err(SelfplayError::Config(m));
-        if kage_engine::VariantId::from_name(&self.variant).is_none() {
-            return bad(format!("unknown variant {:?}", self.variant));
+        if let Err(e) = kage_engine::Variant::by_name(&self.variant) {
+            return bad(e.to_string());
         }
         if self.games == 0 {
             return bad("games must be at least 1".into());

@@ -4,9 +4,11 @@
 //! * [`play`]: one game (random openings, search, adjudication, records).
 //! * [`driver`]: many games on a rayon pool, one player per thread.
 //! * [`run`]: a run directory with atomic batch files, resume and final joined output.
-//! * [`stats`], [`balance`]: results with confidence intervals, text and SVG reports.
+//! * [`balance`]: results with confidence intervals (`kage_data::stats`), text and SVG reports.
 //! * [`bench`]: throughput, thread scaling and self-play overhead.
 //! * [`matches`]: engine-against-engine matches with GSPRT, PGN and outside UCI engines.
+
+#![warn(missing_docs)]
 
 pub mod adjudicate;
 pub mod balance;
@@ -18,13 +20,12 @@ pub mod matches;
 pub mod play;
 pub mod player;
 pub mod run;
-pub mod stats;
 
-pub use adjudicate::{Adjudicator, EndReason};
+pub use adjudicate::Adjudicator;
 pub use config::{Adjudication, Budget, GenConfig, OpeningMode, Openings, PlayerKind, Shard};
 pub use driver::{PlayerFactory, Slot, play_games};
 pub use error::{Result, SelfplayError};
+pub use kage_data::stats::{GameStats, wilson};
 pub use play::{GameOutput, game_rng, play_game};
 pub use player::{Choice, GreedyPlayer, Player, SearchPlayer, factory_for};
 pub use run::{GIT_REVISION, RunOptions, RunReport, RunStatus, generate, run_dir};
-pub use stats::{GameStats, wilson};

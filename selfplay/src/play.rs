@@ -4,12 +4,13 @@
 
 use std::time::Instant;
 
-use kage_data::{GameRecord, GameResult, Outcome, PositionRecord};
-use kage_engine::{Color, Game, Move, Variant};
+use kage_data::{GameRecord, GameResult, PositionRecord, StmResult, Termination};
+use kage_engine::util::hash::{fnv1a64, splitmix64};
+use kage_engine::{Game, Move, Variant};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::adjudicate::{Adjudicator, EndReason, RuleReason};
+use crate::adjudicate::Adjudicator;
 use crate::config::{GenConfig, OpeningMode};
 use crate::error::{Result, SelfplayError};
 use crate::player::Player;
@@ -22,7 +23,7 @@ pub struct GameOutput {
     /// One training position per searched position.
     pub positions: Vec<PositionRecord>,
     /// Why it ended.
-    pub end: EndReason,
+    pub end: Termination,
     /// Nanoseconds spent inside [`Player::choose`].
     pub search_ns: u64,
     /// Nanoseconds the whole game took (search included).
@@ -31,17 +32,10 @@ pub struct GameOutput {
     pub nodes: u64,
 }
 
-fn splitmix64(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 /// The random stream of one game: Xoshiro256++ seeded by a hash of (run seed, variant,
 /// global game index), so it is the same whatever thread, shard or batch plays the game.
 pub fn game_rng(seed: u64, variant: &str, index: u64) -> Xoshiro256PlusPlus {
-    let v = kage_data::config_hash(variant);
+    let v = fnv1a64(variant.as_bytes());
     let h = splitmix64(splitmix64(splitmix64(seed) ^ v) ^ index);
     Xoshiro256PlusPlus::seed_from_u64(h)
 }
@@ -74,10 +68,10 @@ pub fn play_game(
     let (winner, end) = loop {
         let ply = game.ply() as u32;
         if let Some(o) = game.outcome() {
-            break (o.winner, EndReason::Rule(RuleReason::new(o.reason)));
+            break (o.winner, Termination::Rule(o.reason));
         }
         if adj.capped(ply) || ply >= ply_limit {
-            break (None, EndReason::PlyCap);
+            break (None, Termination::PlyLimit);
         }
         let opening = ply < open.random_plies;
         let multipv = if opening && open.mode == OpeningMode::Multipv { open.multipv } else { 1 };
@@ -118,11 +112,7 @@ pub fn play_game(
         }
     };
     for p in &mut positions {
-        p.result = match winner {
-            None => Outcome::Draw,
-            Some(c) if c == p.side_to_move() => Outcome::Win,
-            Some(_) => Outcome::Loss,
-        };
+        p.result = StmResult::for_side(winner, p.side_to_move());
     }
     let record = GameRecord {
         variant: cfg.variant.clone(),
@@ -130,7 +120,7 @@ pub fn play_game(
         moves: game.moves().iter().map(|m| m.0).collect(),
         scores,
         result: GameResult::from_winner(winner),
-        termination: end.termination(),
+        termination: end,
         game_index: index,
     };
     Ok(GameOutput {
@@ -171,15 +161,6 @@ pub(crate) fn opening_move(
     }
 }
 
-/// The winner of a game record (`None` for a draw).
-pub fn winner_of(result: GameResult) -> Option<Color> {
-    match result {
-        GameResult::WhiteWin => Some(Color::White),
-        GameResult::BlackWin => Some(Color::Black),
-        GameResult::Draw => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -215,7 +196,7 @@ mod tests {
             g.play(Move(m));
         }
         if a.positions.len() == r.moves.len() {
-            assert_eq!(g.outcome().map(|o| o.winner), Some(winner_of(r.result)));
+            assert_eq!(g.outcome().map(|o| GameResult::from_winner(o.winner)), Some(r.result));
         }
     }
 
@@ -235,7 +216,7 @@ mod tests {
         c.adjudication.max_plies = 5;
         c.adjudication.resign_plies = 0;
         let out = play_game(&c, v, &mut GreedyPlayer, 0).unwrap();
-        if out.end == EndReason::PlyCap {
+        if out.end == Termination::PlyLimit {
             assert_eq!(out.record.moves.len(), 5);
             assert_eq!(out.record.result, GameResult::Draw);
         }

@@ -104,12 +104,7 @@ impl Player for SearchPlayer {
 
 /// FNV-1a 64 of a file's bytes, hex (how configs identify a network file).
 pub fn file_hash(bytes: &[u8]) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("{h:016x}")
+    format!("{:016x}", kage_engine::util::hash::fnv1a64(bytes))
 }
 
 /// The player factory of a config: one fresh player per worker thread. A network named in

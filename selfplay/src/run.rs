@@ -26,7 +26,7 @@ use crate::config::{GenConfig, Shard};
 use crate::driver::{PlayerFactory, Slot, play_games};
 use crate::error::{Result, SelfplayError};
 use crate::play::GameOutput;
-use crate::stats::GameStats;
+use kage_data::stats::GameStats;
 
 /// Git revision this binary was built from.
 pub const GIT_REVISION: &str = env!("KAGE_SELFPLAY_GIT_REV");
@@ -113,9 +113,8 @@ pub fn header(cfg: &GenConfig, kind: RecordKind) -> Result<FileHeader> {
 }
 
 fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).map_err(|e| SelfplayError::io(&tmp, "write", e))?;
-    std::fs::rename(&tmp, path).map_err(|e| SelfplayError::io(path, "rename", e))
+    kage_data::atomic::write_atomic(path, text.as_bytes())
+        .map_err(|e| SelfplayError::io(path, "write", e))
 }
 
 /// Creates the run directory and its `run.toml`, or checks that an existing one holds the
@@ -354,12 +353,12 @@ fn discard_damaged_parts(
 ) -> Result<Vec<String>> {
     let mut bad = Vec::new();
     for (b, path) in gdir.parts() {
-        if let Err(e) = read_file::<GameRecord>(path) {
+        if let Err(e) = check_part::<GameRecord>(path) {
             bad.push((*b, e.to_string()));
         }
     }
     for (b, path) in pdir.parts() {
-        if let Err(e) = read_file::<PositionRecord>(path) {
+        if let Err(e) = check_part::<PositionRecord>(path) {
             bad.push((*b, e.to_string()));
         }
     }
@@ -405,13 +404,29 @@ fn write_batch(
     Ok(())
 }
 
-/// Reads every record of a complete file; damage is an error here (parts are ours).
-fn read_file<R: Record>(path: &Path) -> Result<Vec<R>> {
-    let (_, records, damage) = kage_data::read_all::<R>(path)?;
-    if let Some(d) = damage.first() {
+/// Reads a part file whole; damage is an error (parts are ours).
+fn check_part<R: Record>(path: &Path) -> Result<()> {
+    let mut r = Reader::<R>::open(path)?;
+    while r.next_chunk()?.is_some() {}
+    match r.damage().first() {
+        Some(d) => Err(SelfplayError::Damaged(d.to_string())),
+        None => Ok(()),
+    }
+}
+
+/// Appends the records of the part file `path` to `w`, showing each to `each`; damage is
+/// an error here (parts are ours).
+fn append_part<R: Record>(
+    w: &mut Writer<R>,
+    path: &Path,
+    each: impl FnMut(&R) -> Result<()>,
+) -> Result<u64> {
+    let mut r = Reader::<R>::open(path)?;
+    let n = w.append_from(&mut r, each)?;
+    if let Some(d) = r.damage().first() {
         return Err(SelfplayError::Damaged(d.to_string()));
     }
-    Ok(records)
+    Ok(n)
 }
 
 fn join_parts(
@@ -424,19 +439,16 @@ fn join_parts(
     let mut positions = 0u64;
     let mut w = Writer::<PositionRecord>::create(dir.join("positions.kdata"), pos_header.clone())?;
     for b in 0..batches {
-        let recs = read_file::<PositionRecord>(&part_path(&parts.join("positions"), b))?;
-        w.write_all(&recs)?;
-        positions += recs.len() as u64;
+        positions += append_part(&mut w, &part_path(&parts.join("positions"), b), |_| Ok(()))?;
     }
     w.finish()?;
     let mut stats = GameStats::default();
     let mut w = Writer::<GameRecord>::create(dir.join("games.kdata"), game_header.clone())?;
     for b in 0..batches {
-        let recs = read_file::<GameRecord>(&part_path(&parts.join("games"), b))?;
-        for g in &recs {
+        append_part(&mut w, &part_path(&parts.join("games"), b), |g| {
             stats.add(g, 0);
-        }
-        w.write_all(&recs)?;
+            Ok(())
+        })?;
     }
     w.finish()?;
     stats.positions = positions;

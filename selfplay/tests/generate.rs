@@ -6,9 +6,10 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
+use kage_data::Termination;
 use kage_data::{GameRecord, PositionRecord, read_all};
 use kage_selfplay::run::{RunStatus, generate};
-use kage_selfplay::{Budget, EndReason, GenConfig, RunOptions, Shard, factory_for};
+use kage_selfplay::{Budget, GenConfig, RunOptions, Shard, factory_for};
 
 const BIN: &str = env!("CARGO_BIN_EXE_kage-selfplay");
 
@@ -131,7 +132,7 @@ fn adjudication_fires_as_configured() {
     c.adjudication.resign_cp = 1;
     c.adjudication.resign_plies = 2;
     let r = run(&c, &t.path().join("resign"), Shard::WHOLE, 2);
-    let resigned = r.stats.terminations.get(&EndReason::Resign).copied().unwrap_or(0);
+    let resigned = r.stats.terminations.get(&Termination::Resign).copied().unwrap_or(0);
     assert!(resigned >= 3, "{:?}", r.stats.terminations);
     // The adjudicated position is recorded (searched, no move), the game is short.
     assert!(r.stats.positions > r.stats.plies);
@@ -144,7 +145,7 @@ fn adjudication_fires_as_configured() {
         ..c.adjudication
     };
     let r = run(&c, &t.path().join("cap"), Shard::WHOLE, 2);
-    assert_eq!(r.stats.terminations.get(&EndReason::PlyCap), Some(&3));
+    assert_eq!(r.stats.terminations.get(&Termination::PlyLimit), Some(&3));
     assert_eq!(r.stats.draws, 3);
     assert_eq!(r.stats.max_plies, 6);
 }

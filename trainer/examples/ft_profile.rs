@@ -1,11 +1,11 @@
 //! Times the FT forward and backward+update against their plain references (profiling aid).
-use kage_train::batch::{SparseBatch, TargetBlend};
-use kage_train::ft::{self, FtGrad, FtScratch};
+use kage_train::data::batch::{SparseBatch, TargetBlend};
+use kage_train::data::synthetic::{SyntheticConfig, SyntheticDataset};
 use kage_train::model::NetParams;
-use kage_train::optim::AdamStep;
-use kage_train::simd;
-use kage_train::synthetic::{SyntheticConfig, SyntheticDataset};
-use kage_train::train::ParamMoments;
+use kage_train::model::ft::{self, FtGrad, FtScratch};
+use kage_train::model::simd;
+use kage_train::training::optim::AdamStep;
+use kage_train::training::train::ParamMoments;
 use std::time::Instant;
 
 fn main() {

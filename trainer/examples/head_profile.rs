@@ -1,6 +1,6 @@
 //! Times the burn head step alone (profiling aid).
-use kage_train::head;
 use kage_train::model::NetParams;
+use kage_train::model::head;
 use std::time::Instant;
 
 fn main() {
@@ -10,7 +10,7 @@ fn main() {
     let b: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(4096);
     let threads: usize = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(2);
     rayon::ThreadPoolBuilder::new().num_threads(threads).build_global().unwrap();
-    kage_train::simd::tune_allocator();
+    kage_train::model::simd::tune_allocator();
     let p = NetParams::init(2304, h, 32, 1);
     let x: Vec<f32> = (0..b * 2 * h).map(|i| ((i * 7919) % 1000) as f32 / 1000.0).collect();
     let t: Vec<f32> = (0..b).map(|i| (i % 100) as f32 / 100.0).collect();
@@ -20,7 +20,7 @@ fn main() {
     }
     // One graph and two half graphs, alternating blocks of 10 steps: wall ms per step (min of
     // the blocks and overall mean) and CPU ms per step (all threads).
-    let cpu = || kage_train::bench::process_cpu_seconds().unwrap_or(0.0);
+    let cpu = || kage_engine::util::cpu_time::process_cpu_seconds().unwrap_or(0.0);
     let (mut wall, mut cpu_s, mut min) = ([0.0; 2], [0.0; 2], [f64::INFINITY; 2]);
     for _ in 0..n.div_ceil(10) {
         for (k, split_min) in [usize::MAX, head::SPLIT_MIN].into_iter().enumerate() {

@@ -25,7 +25,7 @@ fn time(name: &str, n: usize, mut f: impl FnMut()) {
 fn main() {
     let threads: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(2);
     rayon::ThreadPoolBuilder::new().num_threads(threads).build_global().unwrap();
-    kage_train::simd::tune_allocator();
+    kage_train::model::simd::tune_allocator();
     let d = Device::flex();
     let (b, h2, k) = (4096, 256, 32);
     let v = |n: usize| (0..n).map(|i| ((i * 7919) % 1000) as f32 / 1000.0).collect::<Vec<_>>();

@@ -1,19 +1,19 @@
 //! Throughput benchmarks: the hybrid trainer, a burn-only `select`+sum alternative, and the
 //! data loader, all on synthetic data.
 
-use crate::batch::{SparseBatch, TargetBlend};
-use crate::config::{FilterConfig, TrainConfig};
-use crate::head;
-use crate::loader::{EpochLoader, LoaderConfig, LoaderMsg};
+use crate::data::batch::{SparseBatch, TargetBlend};
+use crate::data::loader::{EpochLoader, LoaderConfig, LoaderMsg};
+use crate::data::sample::Dataset;
+use crate::data::synthetic::{SyntheticConfig, SyntheticDataset};
 use crate::model::NetParams;
-use crate::sample::Dataset;
-use crate::synthetic::{SyntheticConfig, SyntheticDataset};
-use crate::train::Trainer;
+use crate::model::head;
+use crate::training::config::{FilterConfig, TrainConfig};
+use crate::training::train::Trainer;
 use burn::tensor::activation::sigmoid;
 use burn::tensor::module::linear;
 use burn::tensor::{Int, Tensor, TensorData};
+use kage_engine::util::cpu_time::Stopwatch;
 use std::sync::Arc;
-use std::time::Instant;
 
 /// Benchmark shape.
 #[derive(Debug, Clone)]
@@ -40,7 +40,7 @@ pub struct BenchResult {
     /// Seconds timed.
     pub seconds: f64,
     /// Phase breakdown (hybrid only).
-    pub times: Option<crate::train::StepTimes>,
+    pub times: Option<crate::training::train::StepTimes>,
     /// Process CPU seconds (user + system, all threads) spent while timing, if known.
     pub cpu_seconds: Option<f64>,
 }
@@ -52,34 +52,16 @@ impl BenchResult {
     }
 }
 
-/// CPU time of this process (user + system, all threads) from `/proc/self/stat`, assuming
-/// the usual 100 clock ticks per second; `None` where unavailable.
-pub fn process_cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
-    let rest = stat.rsplit_once(')')?.1;
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let utime: f64 = fields.get(11)?.parse().ok()?;
-    let stime: f64 = fields.get(12)?.parse().ok()?;
-    Some((utime + stime) / 100.0)
-}
-
-struct Timer {
-    wall: Instant,
-    cpu: Option<f64>,
-}
+struct Timer(Stopwatch);
 
 impl Timer {
     fn start() -> Timer {
-        Timer { wall: Instant::now(), cpu: process_cpu_seconds() }
+        Timer(Stopwatch::process())
     }
 
     fn result(&self, positions: u64) -> BenchResult {
-        let seconds = self.wall.elapsed().as_secs_f64();
-        let cpu_seconds = match (self.cpu, process_cpu_seconds()) {
-            (Some(a), Some(b)) => Some(b - a),
-            _ => None,
-        };
+        let seconds = self.0.wall_seconds();
+        let cpu_seconds = self.0.cpu_seconds();
         BenchResult {
             pos_per_s: positions as f64 / seconds.max(1e-9),
             positions,

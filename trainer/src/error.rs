@@ -7,13 +7,13 @@ use thiserror::Error;
 pub enum TrainError {
     /// Invalid configuration.
     #[error(transparent)]
-    Config(#[from] crate::config::ConfigError),
+    Config(#[from] crate::training::config::ConfigError),
     /// Training data could not be read.
     #[error(transparent)]
-    Data(#[from] crate::sample::DataError),
+    Data(#[from] crate::data::sample::SourceError),
     /// Checkpoint problem.
     #[error(transparent)]
-    Checkpoint(#[from] crate::checkpoint::CheckpointError),
+    Checkpoint(#[from] crate::training::checkpoint::CheckpointError),
     /// Network export or load problem.
     #[error(transparent)]
     Net(#[from] kage_engine::nnue::NetError),

@@ -5,36 +5,23 @@
 //! also returns the gradient w.r.t. the accumulators so it can be scattered into the FT rows.
 //! Quantised networks are written with the engine's `kage_engine::nnue` types.
 
-pub mod batch;
+#![warn(missing_docs)]
+
 pub mod bench;
-pub mod checkpoint;
-pub mod config;
-pub mod data_identity;
+pub mod data;
 pub mod error;
 pub mod export;
-pub mod files;
-pub mod ft;
-pub mod head;
-pub mod inspect;
-pub mod loader;
 pub mod model;
-pub mod optim;
-pub mod report;
-pub mod run;
-pub mod sample;
-pub mod simd;
-pub mod space;
-pub mod synthetic;
-pub mod train;
+pub mod training;
 pub mod tune;
 
-pub use batch::{SparseBatch, TargetBlend};
-pub use config::{FilterConfig, LrSchedule, TrainConfig};
+pub use data::batch::{SparseBatch, TargetBlend};
+pub use data::sample::{
+    BlockList, Dataset, PositionSource, Sample, SampleBlock, SampleFlags, SampleMeta, SourceError,
+};
+pub use data::synthetic::{SyntheticConfig, SyntheticDataset};
 pub use error::TrainError;
 pub use model::NetParams;
-pub use run::{RunOptions, RunSummary, resume, run};
-pub use sample::{
-    BlockList, DataError, Dataset, PositionSource, Sample, SampleBlock, SampleFlags, SampleMeta,
-};
-pub use synthetic::{SyntheticConfig, SyntheticDataset};
-pub use train::{EpochMetrics, Trainer};
+pub use training::config::{FilterConfig, LrSchedule, TrainConfig};
+pub use training::run::{RunOptions, RunSummary, resume, run};
+pub use training::train::{EpochMetrics, Trainer};

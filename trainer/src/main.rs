@@ -2,10 +2,11 @@
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
+use kage_train::RunOptions;
 use kage_train::bench::{self, BenchConfig};
-use kage_train::config::{LrSchedule, TrainConfig};
-use kage_train::synthetic::SyntheticConfig;
-use kage_train::{RunOptions, inspect};
+use kage_train::data::synthetic::SyntheticConfig;
+use kage_train::export::inspect;
+use kage_train::training::config::{LrSchedule, TrainConfig};
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
@@ -103,7 +104,7 @@ struct BenchArgs {
     variant: String,
     /// Decoding of --data records.
     #[arg(long, value_enum, default_value = "fast")]
-    decode: kage_train::files::DecodeMode,
+    decode: kage_train::training::config::DecodeMode,
 }
 
 #[derive(Args, Debug, Default)]
@@ -183,7 +184,7 @@ struct TrainArgs {
     threads: Option<usize>,
     /// How records become features: fast (compact fields) or position (engine FEN parser).
     #[arg(long, value_enum)]
-    decode: Option<kage_train::files::DecodeMode>,
+    decode: Option<kage_train::training::config::DecodeMode>,
     /// Train on what is left of data files with damaged chunks (default: refuse them).
     #[arg(long)]
     allow_damaged: bool,
@@ -346,8 +347,8 @@ fn run_bench(a: BenchArgs) -> Result<()> {
         ran = true;
     }
     if !a.data.is_empty() {
-        let space = kage_train::files::feature_space(&a.variant)?;
-        let data = kage_train::files::open_files(&space, &a.data, a.decode, false)?;
+        let space = kage_train::data::space::feature_space(&a.variant)?;
+        let data = kage_train::data::decode::open_files(&space, &a.data, a.decode, false)?;
         let mut n = 0u64;
         let mut src = data.open()?;
         let mut blocks = kage_train::BlockList::default();
@@ -420,7 +421,7 @@ fn run_tune(a: TuneArgs) -> Result<()> {
          held-out error {:.6} -> {:.6}. Material values here override the spec's for the\n\
          evaluation only.",
         variant.name,
-        kage_train::run::git_revision(),
+        kage_train::training::run::git_revision(),
         r.train_positions,
         files.join(", "),
         a.iterations,
@@ -434,7 +435,7 @@ fn run_tune(a: TuneArgs) -> Result<()> {
         r.val_mse.1
     );
     let text = params_toml(&r.tuned, &header);
-    kage_train::checkpoint::write_atomic(&a.out, text.as_bytes())
+    kage_data::atomic::write_atomic(&a.out, text.as_bytes())
         .with_context(|| format!("writing {}", a.out.display()))?;
     println!("wrote {}", a.out.display());
     Ok(())
@@ -442,7 +443,7 @@ fn run_tune(a: TuneArgs) -> Result<()> {
 
 fn main() -> Result<()> {
     // Keep the head's multi-MiB per-step buffers in the heap (see `simd::tune_allocator`).
-    kage_train::simd::tune_allocator();
+    kage_train::model::simd::tune_allocator();
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Inspect { net }) => {

@@ -1,8 +1,8 @@
 //! Shared helpers for the trainer's integration tests.
 #![allow(dead_code)]
 
-use kage_train::config::{FilterConfig, LrSchedule, TrainConfig};
-use kage_train::synthetic::SyntheticConfig;
+use kage_train::data::synthetic::SyntheticConfig;
+use kage_train::training::config::{FilterConfig, LrSchedule, TrainConfig};
 use std::path::PathBuf;
 
 /// A fresh, empty temporary directory for one test.

@@ -5,8 +5,9 @@ mod common;
 use kage_data::{FileHeader, PositionRecord, RecordKind, Writer};
 use kage_engine::nnue::{Network, features};
 use kage_engine::{Position, Variant};
-use kage_train::config::FilterConfig;
-use kage_train::files::{DecodeMode, FileDataset, sample_from_record};
+use kage_train::data::decode::{FileDataset, sample_from_record};
+use kage_train::training::config::DecodeMode;
+use kage_train::training::config::FilterConfig;
 use kage_train::{BlockList, Dataset, RunOptions, TrainConfig};
 use std::path::Path;
 

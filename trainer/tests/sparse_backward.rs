@@ -1,10 +1,10 @@
 //! The sparse FT backward equals a dense one-hot reference and finite differences.
 
-use kage_train::batch::{SparseBatch, TargetBlend, sigmoid};
-use kage_train::ft::{self, FtGrad};
-use kage_train::head;
+use kage_train::data::batch::{SparseBatch, TargetBlend, sigmoid};
+use kage_train::data::synthetic::{SyntheticConfig, SyntheticDataset};
 use kage_train::model::NetParams;
-use kage_train::synthetic::{SyntheticConfig, SyntheticDataset};
+use kage_train::model::ft::{self, FtGrad};
+use kage_train::model::head;
 
 const F: usize = 40;
 const H: usize = 8;

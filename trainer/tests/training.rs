@@ -5,10 +5,10 @@ mod common;
 
 use common::{temp_dir, tiny_config};
 use kage_engine::nnue::{NetError, Network};
-use kage_train::checkpoint;
-use kage_train::run::names;
-use kage_train::space::SYNTHETIC_FEATURE_SET_ID;
-use kage_train::synthetic::SyntheticDataset;
+use kage_train::data::space::SYNTHETIC_FEATURE_SET_ID;
+use kage_train::data::synthetic::SyntheticDataset;
+use kage_train::training::checkpoint;
+use kage_train::training::run::names;
 use kage_train::{RunOptions, Trainer};
 
 #[test]

@@ -4,10 +4,10 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use kage_engine::protocol::{rules, uci};
 use kage_engine::search::bench;
+use kage_engine::util::cpu_time::Stopwatch;
 use kage_engine::{Game, Position, Variant};
 use std::io::{BufRead, Read, Write};
 use std::path::PathBuf;
-use std::time::Instant;
 
 #[derive(Parser)]
 #[command(
@@ -41,7 +41,8 @@ enum Command {
     },
     /// Benchmarks: `search` (default: fixed-depth search of a position set, nodes and
     /// nodes/s per variant, node-count signature), `perft` (move generation speed), `match`
-    /// (depth d+2 against depth d in self-play; `--depth`, `--games`).
+    /// (depth d+2 against depth d in self-play; `--depth`, `--games`), `fens` (the search
+    /// position set, one `variant<TAB>fen` line each, for scripts).
     Bench {
         #[arg(default_value = "search")]
         what: String,
@@ -147,9 +148,13 @@ fn run(cli: Cli) -> Result<()> {
         }
         Some(Command::Bench { what, depth, games, variant }) => match what.as_str() {
             "perft" => bench_perft(),
-            "search" => bench::search(depth, variant.as_deref()).map(|_| ()),
-            "match" => bench::play_match(depth.unwrap_or(2), games, variant.as_deref()),
-            other => bail!("unknown benchmark '{other}' (expected search, perft or match)"),
+            "search" => Ok(bench::search(depth, variant.as_deref()).map(|_| ())?),
+            "match" => Ok(bench::play_match(depth.unwrap_or(2), games, variant.as_deref())?),
+            "fens" => {
+                bench::POSITIONS.iter().for_each(|(v, fen)| println!("{v}\t{fen}"));
+                Ok(())
+            }
+            other => bail!("unknown benchmark '{other}' (expected search, perft, match or fens)"),
         },
     }
 }
@@ -230,14 +235,6 @@ fn run_uci(custom: Option<&'static Variant>) -> Result<()> {
     Ok(())
 }
 
-/// Seconds this thread has spent on a CPU (Linux), so that a busy machine does not skew the
-/// figures; `None` elsewhere.
-fn thread_cpu_seconds() -> Option<f64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let ns: f64 = s.split_whitespace().next()?.parse().ok()?;
-    Some(ns / 1e9)
-}
-
 /// Start-position perft per variant at the depths FSF was timed at (leaves of the last ply
 /// counted without playing them, as FSF does).
 fn bench_perft() -> Result<()> {
@@ -249,14 +246,10 @@ fn bench_perft() -> Result<()> {
     {
         let v = Variant::by_name(name)?;
         let pos = Position::startpos(v);
-        let cpu0 = thread_cpu_seconds();
-        let t = Instant::now();
+        let watch = Stopwatch::thread();
         let n = kage_engine::perft::perft(&pos, depth);
-        let wall = t.elapsed().as_secs_f64();
-        let cpu = match (cpu0, thread_cpu_seconds()) {
-            (Some(a), Some(b)) => b - a,
-            _ => wall,
-        };
+        let wall = watch.wall_seconds();
+        let cpu = watch.cpu_seconds().unwrap_or(wall);
         println!(
             "{name:<14} {depth:>5} {n:>14} {wall:>9.3} {cpu:>9.3} {:>11.2} {:>11.2}",
             n as f64 / wall / 1e6,

@@ -32,10 +32,12 @@ impl Hce {
         Hce::with_params(variant, &EvalParams::for_variant(&variant.name))
     }
 
+    /// The variant this evaluation is for.
     pub fn variant(&self) -> &'static Variant {
         self.variant
     }
 
+    /// The evaluation of `variant` with parameters `p`.
     pub fn with_params(variant: &'static Variant, p: &EvalParams) -> Hce {
         let (w, h) = (variant.width as i32, variant.height as i32);
         let n = variant.num_squares as usize;

@@ -19,12 +19,14 @@ pub struct NnueEval {
 }
 
 impl NnueEval {
+    /// An evaluator for `net`, its accumulators not yet computed.
     pub fn new(net: Arc<Network>) -> NnueEval {
         let acc = [Accumulator::new(&net), Accumulator::new(&net)];
         let scratch = [Accumulator::new(&net), Accumulator::new(&net)];
         NnueEval { net, acc, scratch, feats: Vec::with_capacity(128) }
     }
 
+    /// The network.
     pub fn network(&self) -> &Arc<Network> {
         &self.net
     }

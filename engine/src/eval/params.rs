@@ -24,12 +24,15 @@ pub struct EvalParams {
     /// Material in hand by piece symbol, overriding the spec's `hand_value`.
     #[serde(default)]
     pub hand: BTreeMap<String, i32>,
+    /// King placement terms.
     #[serde(default)]
     pub king: KingParams,
+    /// King safety terms.
     #[serde(default)]
     pub king_safety: SafetyParams,
 }
 
+/// King placement terms of the evaluation.
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct KingParams {
@@ -46,9 +49,13 @@ pub struct KingParams {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SafetyParams {
+    /// Weight of each enemy piece within two squares of the king.
     pub attacker: i32,
+    /// Weight of each enemy piece in hand.
     pub hand: i32,
+    /// Weight of each own piece next to the king.
     pub defender: i32,
+    /// The penalty is `danger^2 / divisor`.
     pub divisor: i32,
 }
 
@@ -60,8 +67,8 @@ impl Default for SafetyParams {
 
 impl EvalParams {
     /// Parses parameter TOML text.
-    pub fn parse(text: &str) -> Result<EvalParams, String> {
-        toml::from_str(text).map_err(|e| e.to_string())
+    pub fn parse(text: &str) -> Result<EvalParams, toml::de::Error> {
+        toml::from_str(text)
     }
 
     /// Built-in parameters by variant name; defaults for variants without a file.

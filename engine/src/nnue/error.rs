@@ -71,3 +71,17 @@ pub enum NetError {
     #[error("invalid network parts: {0}")]
     Invalid(String),
 }
+
+impl From<crate::util::bytes::ByteError> for NetError {
+    fn from(e: crate::util::bytes::ByteError) -> Self {
+        use crate::util::bytes::ByteError;
+        match e {
+            ByteError::Truncated { section, needed, available } => {
+                NetError::Truncated { section, needed, available }
+            }
+            ByteError::NotUtf8 { section } => {
+                NetError::Corrupt(format!("{section} is not valid UTF-8"))
+            }
+        }
+    }
+}

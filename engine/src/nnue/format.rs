@@ -22,15 +22,15 @@
 //! ```
 //! Nothing may follow the body.
 
-use super::checksum::fnv1a64;
 use super::error::NetError;
 use super::network::{Activation, NetHeader, NetWeights, Network, QA, QB, QO, check_dims};
+use crate::util::bytes::{ByteReader, SEALED_PREAMBLE as PREAMBLE, seal};
+use crate::util::hash::fnv1a64;
 
 /// File magic.
 pub const MAGIC: [u8; 8] = *b"KAGENNUE";
 /// Format version written and read by this build.
 pub const FORMAT_VERSION: u32 = 1;
-const PREAMBLE: usize = 28;
 const MAX_CONFIG_LEN: u32 = 1 << 20;
 
 /// Largest body the format allows: the strings, the config and the weights of a network of
@@ -93,13 +93,7 @@ pub(crate) fn encode(net: &Network) -> Vec<u8> {
     w.out_weights.iter().for_each(|v| body.extend_from_slice(&v.to_le_bytes()));
     body.extend_from_slice(&w.out_bias.to_le_bytes());
 
-    let mut out = Vec::with_capacity(PREAMBLE + body.len());
-    out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    out.extend_from_slice(&fnv1a64(&body).to_le_bytes());
-    out.extend_from_slice(&body);
-    out
+    seal(&MAGIC, FORMAT_VERSION, &body)
 }
 
 pub(crate) fn decode(bytes: &[u8]) -> Result<Network, NetError> {
@@ -107,7 +101,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Network, NetError> {
     if head != &MAGIC[..head.len()] {
         return Err(NetError::BadMagic { found: head.to_vec() });
     }
-    let mut pre = Reader { bytes, pos: 0 };
+    let mut pre = ByteReader::new(bytes);
     pre.take(8, "magic")?;
     let version = pre.u32("format version")?;
     if version != FORMAT_VERSION {
@@ -134,13 +128,13 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Network, NetError> {
 }
 
 fn parse_body(body: &[u8]) -> Result<Network, NetError> {
-    let mut r = Reader { bytes: body, pos: 0 };
-    let variant = r.str16("variant")?;
+    let mut r = ByteReader::new(body);
+    let variant = str16(&mut r, "variant")?;
     let feature_set_id = r.u32("feature_set_id")?;
     let num_features = r.u32("num_features")?;
     let ft_size = r.u32("ft_size")?;
     let head_size = r.u32("head_size")?;
-    let code = r.take(1, "activation")?[0];
+    let code = r.u8("activation")?;
     let activation = Activation::from_code(code)
         .ok_or_else(|| NetError::Corrupt(format!("unknown activation code {code}")))?;
     let output_scale = r.u32("output_scale")?;
@@ -151,13 +145,13 @@ fn parse_body(body: &[u8]) -> Result<Network, NetError> {
             [QA, QB, QO]
         )));
     }
-    let run_id = r.str16("run_id")?;
-    let git_revision = r.str16("git_revision")?;
+    let run_id = str16(&mut r, "run_id")?;
+    let git_revision = str16(&mut r, "git_revision")?;
     let config_len = r.u32("config length")?;
     if config_len > MAX_CONFIG_LEN {
         return Err(NetError::Corrupt(format!("config length {config_len} too large")));
     }
-    let config = r.utf8(config_len as usize, "config")?;
+    let config = r.utf8(config_len as usize, "config")?.to_owned();
     let header = NetHeader {
         variant,
         feature_set_id,
@@ -178,14 +172,19 @@ fn parse_body(body: &[u8]) -> Result<Network, NetError> {
     let l1_bias = r.i32s(k, "l1_bias")?;
     let out_weights = r.i16s(k, "out_weights")?;
     let out_bias = r.i32s(1, "out_bias")?[0];
-    if r.pos != body.len() {
+    if r.remaining() != 0 {
         return Err(NetError::Corrupt(format!(
             "{} unexpected bytes after the weights",
-            body.len() - r.pos
+            r.remaining()
         )));
     }
     let weights = NetWeights { ft_weights, ft_bias, l1_weights, l1_bias, out_weights, out_bias };
     Network::from_parts(header, weights).map_err(|e| NetError::Corrupt(e.to_string()))
+}
+
+fn str16(r: &mut ByteReader<'_>, section: &'static str) -> Result<String, NetError> {
+    let n = r.u16(section)?;
+    Ok(r.utf8(usize::from(n), section)?.to_owned())
 }
 
 fn put_str16(out: &mut Vec<u8>, s: &str) {
@@ -203,61 +202,6 @@ fn truncate_utf8(s: &str, max: usize) -> &str {
         end -= 1;
     }
     &s[..end]
-}
-
-struct Reader<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize, section: &'static str) -> Result<&'a [u8], NetError> {
-        let available = self.bytes.len() - self.pos;
-        if n > available {
-            return Err(NetError::Truncated {
-                section,
-                needed: n as u64,
-                available: available as u64,
-            });
-        }
-        let s = &self.bytes[self.pos..self.pos + n];
-        self.pos += n;
-        Ok(s)
-    }
-
-    fn u32(&mut self, section: &'static str) -> Result<u32, NetError> {
-        let b = self.take(4, section)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    }
-
-    fn u64(&mut self, section: &'static str) -> Result<u64, NetError> {
-        let b = self.take(8, section)?;
-        let mut a = [0u8; 8];
-        a.copy_from_slice(b);
-        Ok(u64::from_le_bytes(a))
-    }
-
-    fn utf8(&mut self, n: usize, section: &'static str) -> Result<String, NetError> {
-        let b = self.take(n, section)?;
-        String::from_utf8(b.to_vec())
-            .map_err(|_| NetError::Corrupt(format!("{section} is not valid UTF-8")))
-    }
-
-    fn str16(&mut self, section: &'static str) -> Result<String, NetError> {
-        let b = self.take(2, section)?;
-        let n = u16::from_le_bytes([b[0], b[1]]) as usize;
-        self.utf8(n, section)
-    }
-
-    fn i16s(&mut self, n: usize, section: &'static str) -> Result<Vec<i16>, NetError> {
-        let b = self.take(n.saturating_mul(2), section)?;
-        Ok(b.chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]])).collect())
-    }
-
-    fn i32s(&mut self, n: usize, section: &'static str) -> Result<Vec<i32>, NetError> {
-        let b = self.take(n.saturating_mul(4), section)?;
-        Ok(b.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
-    }
 }
 
 #[cfg(test)]

@@ -14,7 +14,6 @@
 use super::accumulator::Accumulator;
 use super::error::NetError;
 use super::features;
-use crate::position::Position;
 use crate::variant::Variant;
 
 /// Activation scale of the feature transformer and the hidden layer (1.0 maps to `QA`).
@@ -151,24 +150,18 @@ impl Network {
     /// Loads a network for `variant` with this engine's feature encoding
     /// ([`features::FEATURE_SET_ID`], [`features::num_features`]).
     pub fn load_for_variant(bytes: &[u8], variant: &Variant) -> Result<Network, NetError> {
-        Network::load_for(
-            bytes,
+        let net = Network::load(bytes)?;
+        net.check_variant(variant)?;
+        Ok(net)
+    }
+
+    /// Checks that the network was trained for `variant` with this engine's feature encoding.
+    pub fn check_variant(&self, variant: &Variant) -> Result<(), NetError> {
+        self.check_compatible(
             &variant.name,
             features::FEATURE_SET_ID,
             features::num_features(variant),
         )
-    }
-
-    /// Full-refresh evaluation of a position from the side to move, in centipawns.
-    ///
-    /// # Panics
-    /// Panics if the network was not built for the position's variant (feature out of range).
-    pub fn evaluate_position(&self, pos: &Position) -> i32 {
-        let stm = pos.side_to_move();
-        let (mut a, mut b) = (Vec::with_capacity(64), Vec::with_capacity(64));
-        features::active_features(pos, stm, &mut a);
-        features::active_features(pos, !stm, &mut b);
-        self.evaluate(&a, &b)
     }
 
     /// Checks the recorded variant and feature set against the caller's.

@@ -8,28 +8,56 @@ use thiserror::Error;
 /// Why a FEN was rejected; each names the offending part.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum FenError {
+    /// Nothing to parse.
     #[error("empty FEN")]
     Empty,
     #[error("board has {found} ranks, {variant} needs {expected}")]
-    RankCount { found: usize, expected: u8, variant: String },
+    /// The board has the wrong number of ranks.
+    RankCount {
+        /// Ranks found.
+        found: usize,
+        /// Ranks of the variant.
+        expected: u8,
+        /// The variant.
+        variant: String,
+    },
     #[error("rank {rank} ('{text}') is {found} squares wide, expected {expected}")]
-    RankWidth { rank: usize, text: String, found: usize, expected: u8 },
+    /// A rank has the wrong number of squares.
+    RankWidth {
+        /// Rank number, from the top of the FEN.
+        rank: usize,
+        /// The rank as written.
+        text: String,
+        /// Squares found.
+        found: usize,
+        /// Files of the variant.
+        expected: u8,
+    },
+    /// A board letter that is no piece of the variant.
     #[error("unknown piece '{0}' in the board")]
     UnknownPiece(String),
+    /// The hand field (given, then why it is wrong).
     #[error("bad hand '{0}': {1}")]
     BadHand(String, String),
+    /// A side (named) without exactly one king (count).
     #[error("{0} has {1} kings (exactly one needed)")]
     KingCount(&'static str, u32),
+    /// The side-to-move field is not `w` or `b`.
     #[error("bad side to move '{0}' (expected w or b)")]
     BadSide(String),
+    /// The castling field.
     #[error("bad castling field '{0}'")]
     BadCastling(String),
+    /// The en-passant field.
     #[error("bad en-passant field '{0}'")]
     BadEnPassant(String),
+    /// A move counter.
     #[error("bad move counter '{0}'")]
     BadCounter(String),
+    /// A field after the last one.
     #[error("unexpected trailing field '{0}'")]
     Trailing(String),
+    /// The side that just moved is in check.
     #[error("the side not to move is in check")]
     OpponentInCheck,
 }
@@ -430,11 +458,15 @@ pub struct Setup {
     pub board: [Option<Piece>; MAX_SQUARES],
     /// Hand counts per color and piece kind.
     pub hands: [[u8; MAX_KINDS]; 2],
+    /// The side to move.
     pub side_to_move: Color,
     /// `CASTLE_*` bits.
     pub castling: u8,
+    /// En-passant target square.
     pub ep: Option<u8>,
+    /// Plies since the last capture or pawn move.
     pub halfmove: u16,
+    /// Fullmove number.
     pub fullmove: u16,
 }
 

@@ -4,10 +4,13 @@ use super::Position;
 use crate::types::{Move, MoveKind, Square};
 use thiserror::Error;
 
+/// Why a move in text was rejected.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum MoveError {
+    /// Not a move in the engine's notation.
     #[error("malformed move '{0}'")]
     Malformed(String),
+    /// A well-formed move (given) that is not legal here (FEN).
     #[error("illegal move '{0}' in {1}")]
     Illegal(String, String),
 }

@@ -2,6 +2,7 @@
 //! castling rights and the en-passant square. Generated at compile time from a fixed seed.
 
 use crate::types::{Color, MAX_KINDS, MAX_SQUARES, PieceKind};
+use crate::util::hash::{GOLDEN_GAMMA, splitmix64};
 
 /// Hand counts above this share the last key slot (no real position holds that many).
 pub const MAX_HAND_KEY: usize = 32;
@@ -14,22 +15,13 @@ pub struct Zobrist {
     keys: [u64; TOTAL],
 }
 
-const fn splitmix(state: u64) -> (u64, u64) {
-    let s = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = s;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    (s, z ^ (z >> 31))
-}
-
 const fn build() -> Zobrist {
     let mut keys = [0u64; TOTAL];
     let mut state = 0x6b61_6765_u64; // "kage"
     let mut i = 0;
     while i < TOTAL {
-        let (s, k) = splitmix(state);
-        state = s;
-        keys[i] = k;
+        keys[i] = splitmix64(state);
+        state = state.wrapping_add(GOLDEN_GAMMA);
         i += 1;
     }
     // A zero hand count contributes nothing, so empty hands need no keys.

@@ -5,9 +5,9 @@ use super::{Limits, Searcher};
 use crate::game::Game;
 use crate::position::Position;
 use crate::types::Color;
-use crate::variant::{Variant, VariantId};
+use crate::util::cpu_time::Stopwatch;
+use crate::variant::{SpecError, Variant, VariantId};
 use std::sync::atomic::AtomicBool;
-use std::time::Instant;
 
 /// Start positions plus middlegame positions taken from the FSF perft references.
 pub const POSITIONS: &[(&str, &str)] = &[
@@ -29,17 +29,6 @@ pub const POSITIONS: &[(&str, &str)] = &[
     ("minishogi", "1G2k/bP2B/r4/P1sS1/KG2R[] w - - 7 13"),
 ];
 
-/// CPU seconds used by this process (user + system, from `/proc/self/stat`; Linux only).
-pub fn cpu_seconds() -> Option<f64> {
-    let text = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the command name (which is in parentheses and may contain spaces).
-    let rest = &text[text.rfind(')')? + 1..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let utime: f64 = f.get(11)?.parse().ok()?;
-    let stime: f64 = f.get(12)?.parse().ok()?;
-    Some((utime + stime) / 100.0)
-}
-
 /// Default bench depth per variant.
 pub fn default_depth(name: &str) -> u32 {
     match name {
@@ -57,8 +46,15 @@ fn position(v: &'static Variant, fen: &str) -> Position {
     }
 }
 
+/// The variant `only` names, if any.
+fn selected(only: Option<&str>) -> Result<Option<VariantId>, SpecError> {
+    only.map(str::parse).transpose()
+}
+
 /// Runs the search bench and prints a table; returns the total node count (the signature).
-pub fn search(depth: Option<u32>, only: Option<&str>) -> anyhow::Result<u64> {
+/// `only` names one variant to bench; an unknown name is an error.
+pub fn search(depth: Option<u32>, only: Option<&str>) -> Result<u64, SpecError> {
+    let only = selected(only)?;
     println!(
         "{:<14} {:>5} {:>12} {:>9} {:>10} {:>9} {:>12}",
         "variant", "depth", "nodes", "seconds", "knodes/s", "cpu s", "knodes/cpu-s"
@@ -67,14 +63,13 @@ pub fn search(depth: Option<u32>, only: Option<&str>) -> anyhow::Result<u64> {
     let (mut all_nodes, mut all_time) = (0u64, 0f64);
     for id in VariantId::ALL {
         let name = id.name();
-        if only.is_some_and(|o| o != name) {
+        if only.is_some_and(|o| o != id) {
             continue;
         }
         let v = Variant::builtin(id);
         let d = depth.unwrap_or_else(|| default_depth(name));
         let mut nodes = 0u64;
-        let t = Instant::now();
-        let cpu0 = cpu_seconds();
+        let watch = Stopwatch::process();
         for &(_, fen) in POSITIONS.iter().filter(|(n, _)| *n == name) {
             let mut s = Searcher::new(16);
             let game = Game::new(position(v, fen));
@@ -82,11 +77,8 @@ pub fn search(depth: Option<u32>, only: Option<&str>) -> anyhow::Result<u64> {
             let r = s.search(&game, &Limits::depth(d), &stop, &mut |_| {});
             nodes += r.nodes;
         }
-        let secs = t.elapsed().as_secs_f64();
-        let cpu = match (cpu0, cpu_seconds()) {
-            (Some(a), Some(b)) => b - a,
-            _ => secs,
-        };
+        let secs = watch.wall_seconds();
+        let cpu = watch.cpu_seconds().unwrap_or(secs);
         println!(
             "{name:<14} {d:>5} {nodes:>12} {secs:>9.3} {:>10.0} {cpu:>9.2} {:>12.0}",
             nodes as f64 / secs.max(1e-9) / 1e3,
@@ -105,10 +97,12 @@ pub fn search(depth: Option<u32>, only: Option<&str>) -> anyhow::Result<u64> {
 
 /// Self-play match: depth `d + 2` against depth `d`, colours alternating; prints the score of
 /// the deeper side per variant.
-pub fn play_match(d: u32, games: usize, only: Option<&str>) -> anyhow::Result<()> {
+/// `only` names one variant to play; an unknown name is an error.
+pub fn play_match(d: u32, games: usize, only: Option<&str>) -> Result<(), SpecError> {
+    let only = selected(only)?;
     for id in VariantId::ALL {
         let name = id.name();
-        if only.is_some_and(|o| o != name) {
+        if only.is_some_and(|o| o != id) {
             continue;
         }
         let v = Variant::builtin(id);

@@ -1,7 +1,8 @@
 //! The recursive search: principal variation search with pruning, and quiescence.
 
+use super::end_scores::{outcome_score, tree_repetition_draw};
 use super::ordering::{MAX_PLY, Ordering, SCORE_KILLER};
-use super::rules::{outcome_score, tree_repetition_draw};
+use super::params::*;
 use super::see::see_ge;
 use super::tactical::{campmate_in_one, tactical_moves};
 use super::tt::{Bound, Tt};
@@ -14,8 +15,6 @@ use crate::types::{Move, MoveList, bits};
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::time::Instant;
 
-/// Deepest quiescence check-evasion chain before falling back to the static evaluation.
-const QS_CHECK_LIMIT: usize = 6;
 const REP_FILTER: usize = 4096;
 
 /// Per-ply scratch buffers.
@@ -279,7 +278,7 @@ impl<'a> Ctx<'a> {
             return h.score;
         }
         // Internal iterative reduction: no move to try first, search shallower.
-        let depth = if depth >= 4 && tt_move.is_null() { depth - 1 } else { depth };
+        let depth = if depth >= IIR_MIN_DEPTH && tt_move.is_null() { depth - 1 } else { depth };
         let eval = if in_check {
             -INFINITE
         } else if let Some(h) = hit {
@@ -287,38 +286,12 @@ impl<'a> Ctx<'a> {
         } else {
             self.evaluate(pos)
         };
-
-        if !pv_node && !in_check && beta.abs() < MATE_BOUND {
-            // Reverse futility pruning.
-            if depth <= 6 && eval - 110 * depth >= beta {
-                return eval;
-            }
-            // Null-move pruning.
-            if !cut_null && depth >= 3 && eval >= beta && has_pieces(pos) {
-                let r = 3 + depth / 4 + ((eval - beta) / 200).min(2);
-                let mut child = pos.clone();
-                child.play_null();
-                self.push(&child);
-                let saved_floor = self.floor;
-                self.floor = self.hist.len() - 1;
-                let s = -self.search(
-                    &child,
-                    depth - 1 - r,
-                    -beta,
-                    -beta + 1,
-                    ply + 1,
-                    Move::NULL,
-                    true,
-                );
-                self.floor = saved_floor;
-                self.pop();
-                if self.aborted {
-                    return 0;
-                }
-                if s >= beta {
-                    return if s >= MATE_BOUND { beta } else { s };
-                }
-            }
+        if !pv_node
+            && !in_check
+            && beta.abs() < MATE_BOUND
+            && let Some(s) = self.prune_node(pos, depth, eval, beta, ply, cut_null)
+        {
+            return s;
         }
 
         let mut f = self.take_frame(ply);
@@ -329,12 +302,10 @@ impl<'a> Ctx<'a> {
             self.put_frame(ply, f);
             return Self::no_moves_score(pos, last, ply);
         }
-        f.keys.clear();
-        for &m in f.list.as_slice() {
-            f.keys.push(key_of(self.ord.score(pos, m, tt_move, ply), m));
-        }
+        order_moves(self.ord, &mut f.keys, f.list.as_slice(), pos, tt_move, ply);
         f.quiets.clear();
         let stm = pos.side_to_move();
+        let node = Node { depth, eval, beta, pv_node, in_check };
         let mut best = -INFINITE;
         let mut best_move = Move::NULL;
         let mut searched = 0usize;
@@ -342,73 +313,28 @@ impl<'a> Ctx<'a> {
         let mut discoverers = None;
         for i in 0..n {
             let (m, mscore) = next_move(&mut f.keys, i);
-            let tactical = pos.captured(m).is_some() || m.is_promotion();
-            let quiet = !tactical;
+            let quiet = pos.captured(m).is_none() && !m.is_promotion();
             // Shallow-depth pruning, decided before the move is played (checks are kept).
             if !pv_node
                 && !in_check
                 && best > -MATE_BOUND
                 && searched > 0
                 && !pos.gives_check(m, *discoverers.get_or_insert_with(|| pos.discoverers()))
+                && prune_move(pos, m, quiet, mscore, searched, alpha, &node)
             {
-                if quiet {
-                    // Late-move pruning and futility pruning of quiet moves.
-                    let lmp = if improving_guess(eval, beta) {
-                        3 + 2 * depth * depth
-                    } else {
-                        3 + depth * depth
-                    };
-                    if depth <= 5 && searched >= lmp as usize {
-                        continue;
-                    }
-                    if depth <= 4 && eval + 120 + 100 * depth <= alpha {
-                        continue;
-                    }
-                    // History pruning.
-                    if depth <= 3 && mscore < -1500 * depth {
-                        continue;
-                    }
-                    // Quiet moves and drops onto squares where the piece is lost.
-                    if depth <= 6 && !see_ge(pos, m, -25 * depth * depth) {
-                        continue;
-                    }
-                } else if depth <= 6 && !see_ge(pos, m, -150 * depth) {
-                    // Captures that lose material at shallow depth.
-                    continue;
-                }
+                continue;
             }
             let mut child = pos.clone();
             child.play(m);
             let gives_check = child.in_check();
             let ext = i32::from(gives_check && pv_node && (ply as i32) < 2 * self.root_depth);
-            let new_depth = depth - 1 + ext;
             self.push(&child);
             self.enter(pos, &child);
             let score = if searched == 0 {
-                -self.search(&child, new_depth, -beta, -alpha, ply + 1, m, false)
+                -self.search(&child, depth - 1 + ext, -beta, -alpha, ply + 1, m, false)
             } else {
-                let mut r = 0;
-                if depth >= 3 && quiet && !in_check && ext == 0 && searched >= 2 + pv_node as usize
-                {
-                    r = self.ord.lmr(depth, searched);
-                    r -= pv_node as i32;
-                    r += i32::from(!pv_node && !improving_guess(eval, beta));
-                    if mscore >= SCORE_KILLER - 1 {
-                        r -= 1;
-                    } else if mscore < -2000 {
-                        r += 1;
-                    }
-                    r = r.clamp(0, new_depth - 1);
-                }
-                let mut s =
-                    -self.search(&child, new_depth - r, -alpha - 1, -alpha, ply + 1, m, false);
-                if s > alpha && r > 0 {
-                    s = -self.search(&child, new_depth, -alpha - 1, -alpha, ply + 1, m, false);
-                }
-                if s > alpha && s < beta {
-                    s = -self.search(&child, new_depth, -beta, -alpha, ply + 1, m, false);
-                }
-                s
+                let r = if quiet && ext == 0 { self.reduction(&node, searched, mscore) } else { 0 };
+                self.search_late_move(&child, depth - 1 + ext, r, alpha, beta, ply, m)
             };
             self.pop();
             self.leave(pos, &child);
@@ -451,6 +377,81 @@ impl<'a> Ctx<'a> {
         let store_eval = if in_check { 0 } else { eval };
         self.tt.store(key, best_move, best, store_eval, depth, bound, ply);
         best
+    }
+
+    /// Whole-node pruning of a non-PV node not in check, before any move: reverse futility
+    /// pruning, then null-move pruning. The score to return, if the node is pruned.
+    fn prune_node(
+        &mut self,
+        pos: &Position,
+        depth: i32,
+        eval: i32,
+        beta: i32,
+        ply: usize,
+        cut_null: bool,
+    ) -> Option<i32> {
+        if depth <= RFP_MAX_DEPTH && eval - RFP_MARGIN * depth >= beta {
+            return Some(eval);
+        }
+        if cut_null || depth < NMP_MIN_DEPTH || eval < beta || !has_pieces(pos) {
+            return None;
+        }
+        let r = NMP_BASE
+            + depth / NMP_DEPTH_DIVISOR
+            + ((eval - beta) / NMP_EVAL_DIVISOR).min(NMP_EVAL_MAX);
+        let mut child = pos.clone();
+        child.play_null();
+        self.push(&child);
+        let saved_floor = self.floor;
+        self.floor = self.hist.len() - 1;
+        let s = -self.search(&child, depth - 1 - r, -beta, -beta + 1, ply + 1, Move::NULL, true);
+        self.floor = saved_floor;
+        self.pop();
+        if self.aborted {
+            return Some(0);
+        }
+        (s >= beta).then_some(if s >= MATE_BOUND { beta } else { s })
+    }
+
+    /// The late-move reduction of a quiet move that neither is an evasion nor extended.
+    fn reduction(&self, node: &Node, searched: usize, mscore: i32) -> i32 {
+        let Node { depth, eval, beta, pv_node, in_check, .. } = *node;
+        if depth < LMR_MIN_DEPTH || in_check || searched < LMR_MIN_SEARCHED + pv_node as usize {
+            return 0;
+        }
+        let mut r = self.ord.lmr(depth, searched);
+        r -= pv_node as i32;
+        r += i32::from(!pv_node && !improving_guess(eval, beta));
+        if mscore >= SCORE_KILLER - 1 {
+            r -= 1;
+        } else if mscore < LMR_BAD_HISTORY {
+            r += 1;
+        }
+        let new_depth = depth - 1;
+        r.clamp(0, new_depth - 1)
+    }
+
+    /// A move after the first: a null-window search `r` plies shallower, again at full
+    /// depth if it beats alpha, then with the full window inside it.
+    #[allow(clippy::too_many_arguments)]
+    fn search_late_move(
+        &mut self,
+        child: &Position,
+        new_depth: i32,
+        r: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        m: Move,
+    ) -> i32 {
+        let mut s = -self.search(child, new_depth - r, -alpha - 1, -alpha, ply + 1, m, false);
+        if s > alpha && r > 0 {
+            s = -self.search(child, new_depth, -alpha - 1, -alpha, ply + 1, m, false);
+        }
+        if s > alpha && s < beta {
+            s = -self.search(child, new_depth, -beta, -alpha, ply + 1, m, false);
+        }
+        s
     }
 
     /// Plays `m` and searches the child in quiescence; the chain of check evasions grows when
@@ -529,10 +530,7 @@ impl<'a> Ctx<'a> {
                 self.put_frame(ply, f);
                 return self.evaluate(pos);
             }
-            f.keys.clear();
-            for &m in f.list.as_slice() {
-                f.keys.push(key_of(self.ord.score(pos, m, tt_move, ply), m));
-            }
+            order_moves(self.ord, &mut f.keys, f.list.as_slice(), pos, tt_move, ply);
             best = -INFINITE;
             let mut quiet_evasions = 0;
             for i in 0..n {
@@ -541,7 +539,7 @@ impl<'a> Ctx<'a> {
                 // Once an evasion that does not lose is known, at most two quiet ones
                 // (drops and king steps) more: the full search resolves the rest.
                 if quiet && best > -MATE_BOUND {
-                    if quiet_evasions >= 2 {
+                    if quiet_evasions >= QS_QUIET_EVASIONS {
                         continue;
                     }
                     quiet_evasions += 1;
@@ -568,16 +566,13 @@ impl<'a> Ctx<'a> {
             f.tactical.clear();
             tactical_moves(pos, &mut f.tactical);
             let n = f.tactical.len();
-            f.keys.clear();
-            for &m in &f.tactical {
-                f.keys.push(key_of(self.ord.score(pos, m, tt_move, ply), m));
-            }
+            order_moves(self.ord, &mut f.keys, &f.tactical, pos, tt_move, ply);
             let v = pos.variant();
             for i in 0..n {
                 let (m, _) = next_move(&mut f.keys, i);
                 if !m.is_promotion() {
                     let victim = pos.captured(m).map_or(0, |p| v.kind(p.kind).value);
-                    if stand + victim + 200 <= alpha {
+                    if stand + victim + QS_DELTA_MARGIN <= alpha {
                         continue;
                     }
                     // Captures that lose material in the exchange.
@@ -629,6 +624,48 @@ fn raise(
     false
 }
 
+/// What move pruning and reductions need to know about the node being searched.
+#[derive(Clone, Copy)]
+struct Node {
+    depth: i32,
+    eval: i32,
+    beta: i32,
+    pv_node: bool,
+    in_check: bool,
+}
+
+/// Shallow-depth pruning of a move of a non-PV node not in check that does not give check,
+/// after the first move: late-move, futility, history and SEE pruning of quiet moves, SEE
+/// pruning of captures. True when the move is skipped.
+#[inline]
+fn prune_move(
+    pos: &Position,
+    m: Move,
+    quiet: bool,
+    mscore: i32,
+    searched: usize,
+    alpha: i32,
+    node: &Node,
+) -> bool {
+    let Node { depth, eval, beta, .. } = *node;
+    if !quiet {
+        // Captures that lose material at shallow depth.
+        return depth <= SEE_PRUNE_MAX_DEPTH && !see_ge(pos, m, -SEE_CAPTURE_MARGIN * depth);
+    }
+    let lmp = if improving_guess(eval, beta) {
+        LMP_BASE + 2 * depth * depth
+    } else {
+        LMP_BASE + depth * depth
+    };
+    (depth <= LMP_MAX_DEPTH && searched >= lmp as usize)
+        || (depth <= FUTILITY_MAX_DEPTH
+            && eval + FUTILITY_BASE + FUTILITY_PER_PLY * depth <= alpha)
+        || (depth <= HISTORY_PRUNE_MAX_DEPTH && mscore < -HISTORY_PRUNE_PER_PLY * depth)
+        // Quiet moves and drops onto squares where the piece is lost.
+        || (depth <= SEE_PRUNE_MAX_DEPTH
+            && !see_ge(pos, m, -SEE_QUIET_MARGIN * depth * depth))
+}
+
 /// Whether the side to move has something besides king and pawns (on board or in hand):
 /// null-move pruning is unsafe otherwise (zugzwang).
 fn has_pieces(pos: &Position) -> bool {
@@ -649,7 +686,21 @@ fn has_pieces(pos: &Position) -> bool {
 /// the window.
 #[inline(always)]
 fn improving_guess(eval: i32, beta: i32) -> bool {
-    eval > beta - 50
+    eval > beta - IMPROVING_MARGIN
+}
+
+/// Fills `keys` with the ordering keys of `moves` (see [`next_move`]).
+#[inline(always)]
+fn order_moves(
+    ord: &Ordering,
+    keys: &mut Vec<i64>,
+    moves: &[Move],
+    pos: &Position,
+    tt_move: Move,
+    ply: usize,
+) {
+    keys.clear();
+    keys.extend(moves.iter().map(|&m| key_of(ord.score(pos, m, tt_move, ply), m)));
 }
 
 #[inline(always)]

@@ -2,6 +2,7 @@
 
 use super::node::Ctx;
 use super::ordering::MAX_PLY;
+use super::params::{ASPIRATION_DELTA, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH};
 use super::{INFINITE, Limits, MATE, MATE_BOUND, SearchInfo, SearchResult, time};
 use crate::game::{Game, terminal_outcome};
 use crate::position::Position;
@@ -30,7 +31,7 @@ pub fn iterate(
     if legal.is_empty() {
         let last = game.moves().last().copied();
         let o = terminal_outcome(&root, last, game.ply() > 0);
-        let score = super::rules::outcome_score(o, root.side_to_move(), 0);
+        let score = super::end_scores::outcome_score(o, root.side_to_move(), 0);
         return SearchResult {
             best_move: Move::NULL,
             score,
@@ -71,8 +72,9 @@ pub fn iterate(
         ctx.seldepth = 0;
         for pv_idx in 0..multipv {
             let prev = rms[pv_idx].prev;
-            let mut delta = 30;
-            let (mut alpha, mut beta) = if depth >= 4 && prev.abs() < MATE_BOUND {
+            let mut delta = ASPIRATION_DELTA;
+            let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH && prev.abs() < MATE_BOUND
+            {
                 ((prev - delta).max(-INFINITE), (prev + delta).min(INFINITE))
             } else {
                 (-INFINITE, INFINITE)
@@ -92,7 +94,7 @@ pub fn iterate(
                     break;
                 }
                 delta += delta;
-                if delta > 1000 {
+                if delta > ASPIRATION_MAX_DELTA {
                     alpha = -INFINITE;
                     beta = INFINITE;
                 }

@@ -5,9 +5,13 @@ use crate::types::Move;
 /// What a stored score means relative to the window it was found with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bound {
+    /// Empty slot.
     None = 0,
+    /// The score is at most this (fail low).
     Upper = 1,
+    /// The score is at least this (fail high).
     Lower = 2,
+    /// The exact score.
     Exact = 3,
 }
 
@@ -25,10 +29,15 @@ struct Entry {
 /// A hit: the stored move, score (already adjusted to the probing ply), depth and bound.
 #[derive(Clone, Copy, Debug)]
 pub struct TtHit {
+    /// Best move found (may be null).
     pub mv: Move,
+    /// Score, mate scores relative to the probing ply.
     pub score: i32,
+    /// Static evaluation of the position.
     pub eval: i32,
+    /// Depth the score was searched to.
     pub depth: i32,
+    /// What the score bounds.
     pub bound: Bound,
 }
 
@@ -128,6 +137,7 @@ impl Tt {
         self.entries.len() * ENTRY_BYTES / MB
     }
 
+    /// Empties the table.
     pub fn clear(&mut self) {
         let n = self.entries.len();
         if n * ENTRY_BYTES >= REALLOC_CLEAR_BYTES {
@@ -153,6 +163,7 @@ impl Tt {
         ((key as u128 * self.entries.len() as u128) >> 64) as usize
     }
 
+    /// The entry of `key`, if stored, with mate scores made relative to `ply`.
     #[inline]
     pub fn probe(&self, key: u64, ply: usize) -> Option<TtHit> {
         let e = self.entries[self.index(key)];
@@ -173,6 +184,8 @@ impl Tt {
         })
     }
 
+    /// Stores a search result for `key` (mate scores made relative to the node), replacing
+    /// shallower or older entries.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub fn store(

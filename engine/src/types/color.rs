@@ -2,20 +2,26 @@
 
 use std::ops::{Index, IndexMut, Not};
 
+/// A side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Color {
+    /// The side that moves first.
     White = 0,
+    /// The other side.
     Black = 1,
 }
 
 impl Color {
+    /// Both colors, White first.
     pub const ALL: [Color; 2] = [Color::White, Color::Black];
 
+    /// 0 for White, 1 for Black.
     #[inline(always)]
     pub fn index(self) -> usize {
         self as usize
     }
 
+    /// The color of [`Color::index`] `i` (odd is Black).
     pub fn from_index(i: usize) -> Color {
         if i == 0 { Color::White } else { Color::Black }
     }
@@ -45,6 +51,7 @@ impl Not for Color {
 pub struct ByColor<T>(pub [T; 2]);
 
 impl<T> ByColor<T> {
+    /// A value per color.
     pub fn new(white: T, black: T) -> Self {
         ByColor([white, black])
     }

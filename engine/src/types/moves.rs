@@ -2,12 +2,18 @@
 
 use super::{PieceKind, Square};
 
+/// What a move does besides moving a piece from one square to another.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MoveKind {
+    /// A plain move or capture.
     Normal = 0,
+    /// A move that promotes.
     Promotion = 1,
+    /// A piece from the hand put on an empty square.
     Drop = 2,
+    /// A pawn capturing en passant.
     EnPassant = 3,
+    /// The king castling.
     Castling = 4,
 }
 
@@ -16,18 +22,22 @@ pub enum MoveKind {
 pub struct Move(pub u16);
 
 impl Move {
+    /// No move (also the null move of the search).
     pub const NULL: Move = Move(0);
 
+    /// A board move from `from` to `to`.
     #[inline(always)]
     pub fn new(from: u8, to: u8, kind: MoveKind) -> Move {
         Move(to as u16 | ((from as u16) << 6) | ((kind as u16) << 12))
     }
 
+    /// A drop of a piece of kind `kind` on `to`.
     #[inline(always)]
     pub fn drop(kind: PieceKind, to: u8) -> Move {
         Move::new(kind.0, to, MoveKind::Drop)
     }
 
+    /// Destination square.
     #[inline(always)]
     pub fn to(self) -> Square {
         Square((self.0 & 63) as u8)
@@ -45,6 +55,7 @@ impl Move {
         PieceKind(((self.0 >> 6) & 63) as u8)
     }
 
+    /// What kind of move this is.
     #[inline(always)]
     pub fn kind(self) -> MoveKind {
         match self.0 >> 12 {
@@ -56,16 +67,19 @@ impl Move {
         }
     }
 
+    /// Whether this is a drop.
     #[inline(always)]
     pub fn is_drop(self) -> bool {
         self.0 >> 12 == MoveKind::Drop as u16
     }
 
+    /// Whether this move promotes.
     #[inline(always)]
     pub fn is_promotion(self) -> bool {
         self.0 >> 12 == MoveKind::Promotion as u16
     }
 
+    /// Whether this is [`Move::NULL`].
     pub fn is_null(self) -> bool {
         self.0 == 0
     }
@@ -85,10 +99,12 @@ impl MoveList {
     /// Moves kept inline.
     pub const CAPACITY: usize = 1024;
 
+    /// An empty list.
     pub fn new() -> MoveList {
         MoveList { moves: [Move::NULL; Self::CAPACITY], len: 0, spill: Vec::new() }
     }
 
+    /// Appends `m`.
     #[inline(always)]
     pub fn push(&mut self, m: Move) {
         if self.len < Self::CAPACITY {
@@ -109,30 +125,36 @@ impl MoveList {
         self.spill.push(m);
     }
 
+    /// Number of moves.
     #[inline(always)]
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Whether the list is empty.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
+    /// Removes every move.
     pub fn clear(&mut self) {
         self.len = 0;
         self.spill.clear();
     }
 
+    /// The moves.
     #[inline(always)]
     pub fn as_slice(&self) -> &[Move] {
         if self.len <= Self::CAPACITY { &self.moves[..self.len] } else { &self.spill }
     }
 
+    /// The moves, mutable (for reordering).
     #[inline(always)]
     pub fn as_mut_slice(&mut self) -> &mut [Move] {
         if self.len <= Self::CAPACITY { &mut self.moves[..self.len] } else { &mut self.spill }
     }
 
+    /// Whether `m` is in the list.
     pub fn contains(&self, m: Move) -> bool {
         self.as_slice().contains(&m)
     }

@@ -8,24 +8,29 @@ pub const MAX_SQUARES: usize = 64;
 pub struct Square(pub u8);
 
 impl Square {
+    /// The square index.
     #[inline(always)]
     pub fn index(self) -> usize {
         self.0 as usize
     }
 
+    /// The square as a bitboard.
     #[inline(always)]
     pub fn bb(self) -> u64 {
         1u64 << self.0
     }
 
+    /// The square on `file` and `rank` (0-based) of a board `width` files wide.
     pub fn new(file: u8, rank: u8, width: u8) -> Square {
         Square(rank * width + file)
     }
 
+    /// The 0-based file on a board `width` files wide.
     pub fn file(self, width: u8) -> u8 {
         self.0 % width
     }
 
+    /// The 0-based rank on a board `width` files wide.
     pub fn rank(self, width: u8) -> u8 {
         self.0 / width
     }

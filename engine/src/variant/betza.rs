@@ -17,7 +17,30 @@ pub struct Step {
     pub lame: bool,
 }
 
-pub fn parse(betza: &str) -> Result<Vec<Step>, String> {
+/// Why a Betza movement string is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BetzaError {
+    /// A character that is neither an atom nor a modifier.
+    #[error("unexpected '{0}'")]
+    Unexpected(char),
+    /// Modifiers at the end, with no atom after them.
+    #[error("modifiers '{0}' without an atom")]
+    DanglingModifiers(String),
+    /// An empty movement.
+    #[error("no movement")]
+    Empty,
+    /// `m` (move only) and `c` (capture only) on one atom.
+    #[error("both 'm' and 'c'")]
+    MoveAndCaptureOnly,
+    /// `n` (lame) on an atom that does not jump over a square.
+    #[error("'n' (lame) applies to D and A only")]
+    LameLeaper,
+    /// A rider restricted to moving or capturing, or to its first move.
+    #[error("riders must both move and capture")]
+    RestrictedRider,
+}
+
+pub fn parse(betza: &str) -> Result<Vec<Step>, BetzaError> {
     let mut steps = Vec::new();
     let mut mods = String::new();
     for ch in betza.chars() {
@@ -27,21 +50,21 @@ pub fn parse(betza: &str) -> Result<Vec<Step>, String> {
                 atom(ch, &mods, &mut steps)?;
                 mods.clear();
             }
-            _ => return Err(format!("unexpected '{ch}'")),
+            _ => return Err(BetzaError::Unexpected(ch)),
         }
     }
     if !mods.is_empty() {
-        return Err(format!("modifiers '{mods}' without an atom"));
+        return Err(BetzaError::DanglingModifiers(mods));
     }
     if steps.is_empty() {
-        return Err("no movement".to_string());
+        return Err(BetzaError::Empty);
     }
     steps.sort_by_key(|s| (s.dx, s.dy, s.rider, s.can_move, s.can_capture, s.initial_only));
     steps.dedup();
     Ok(steps)
 }
 
-fn atom(ch: char, mods: &str, out: &mut Vec<Step>) -> Result<(), String> {
+fn atom(ch: char, mods: &str, out: &mut Vec<Step>) -> Result<(), BetzaError> {
     let (bases, rider): (&[(i8, i8)], bool) = match ch {
         'W' => (&[(1, 0)], false),
         'F' => (&[(1, 1)], false),
@@ -57,11 +80,11 @@ fn atom(ch: char, mods: &str, out: &mut Vec<Step>) -> Result<(), String> {
     let only_move = mods.contains('m');
     let only_capture = mods.contains('c');
     if only_move && only_capture {
-        return Err("both 'm' and 'c'".to_string());
+        return Err(BetzaError::MoveAndCaptureOnly);
     }
     let lame = mods.contains('n');
     if lame && !matches!(ch, 'D' | 'A') {
-        return Err("'n' (lame) applies to D and A only".to_string());
+        return Err(BetzaError::LameLeaper);
     }
     let dirs: Vec<char> = mods.chars().filter(|c| "fblrvs".contains(*c)).collect();
     for &(a, b) in bases {

@@ -1,19 +1,27 @@
 //! The compiled variant: attack tables, zones and rule flags. Move generation reads only this.
 
-use super::betza::{self, Step};
+use super::betza::{self, BetzaError, Step};
 use super::{SpecError, VariantId, VariantSpec};
 use crate::types::{Bitboard, ByColor, Color, MAX_KINDS, MAX_SQUARES, PieceKind};
 
 /// Ray directions, clockwise from north (towards rank 8).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Direction {
+    /// Towards the last rank.
     N = 0,
+    /// North-east.
     NE,
+    /// Towards the last file.
     E,
+    /// South-east.
     SE,
+    /// Towards the first rank.
     S,
+    /// South-west.
     SW,
+    /// Towards the first file.
     W,
+    /// North-west.
     NW,
 }
 
@@ -23,7 +31,9 @@ pub(crate) const DIRS: [(i8, i8); 8] =
 /// How a repetition that is not a perpetual check ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RepetitionVerdict {
+    /// A draw.
     Draw,
+    /// White loses (as in shogi variants where White is sente).
     WhiteLoses,
 }
 
@@ -32,20 +42,31 @@ pub enum RepetitionVerdict {
 pub struct KindInfo {
     /// Base letter, uppercase (`P` for both `P` and `+P`).
     pub letter: char,
+    /// A promoted kind (`+P`).
     pub promoted: bool,
+    /// Full name.
     pub name: String,
+    /// The king: checkmate and check rules apply to it.
     pub royal: bool,
+    /// A chess pawn (move-rule resets, en passant).
     pub pawn: bool,
+    /// The kind it promotes to.
     pub promotes_to: Option<PieceKind>,
     /// The kind a capture sends to hand (itself when unpromoted).
     pub demoted: PieceKind,
+    /// Two unpromoted pieces of this kind may not share a file (shogi's nifu).
     pub nifu: bool,
+    /// A drop of this kind that mates loses.
     pub drop_mate_loses: bool,
+    /// The rook of castling.
     pub castling_rook: bool,
+    /// Value on the board (centipawns, for the evaluation and SEE).
     pub value: i32,
+    /// Value in hand.
     pub hand_value: i32,
     /// Slide directions per color (bit d = `Direction` d).
     pub slides: ByColor<u8>,
+    /// Movement in Betza notation.
     pub betza: String,
 }
 
@@ -68,36 +89,60 @@ pub struct CastlingGeometry {
 
 /// A compiled variant.
 pub struct Variant {
+    /// Which built-in variant this is, if one.
     pub id: Option<VariantId>,
+    /// Name.
     pub name: String,
+    /// Files.
     pub width: u8,
+    /// Ranks.
     pub height: u8,
+    /// `width * height`.
     pub num_squares: u8,
+    /// The board's squares.
     pub board: Bitboard,
+    /// Piece kinds (promoted kinds are kinds of their own), indexed by [`PieceKind`].
     pub kinds: Vec<KindInfo>,
     /// Kinds that can be held in hand, in FEN output order.
     pub hand_kinds: Vec<PieceKind>,
     /// Per entry of `hand_kinds`: how many of that kind the start position holds in all
     /// (board and hands, both colors), at least 1: the most one hand can usually hold.
     pub hand_max: Vec<u8>,
+    /// The royal kind.
     pub king: PieceKind,
+    /// Start position.
     pub start_fen: String,
+    /// Captured pieces go to the capturer's hand.
     pub captures_to_hand: bool,
+    /// Chess castling.
     pub castling: bool,
+    /// En-passant captures.
     pub en_passant: bool,
+    /// Promotion is taken whenever possible.
     pub mandatory_promotion: bool,
+    /// Moves and drops that leave a piece unable to move are illegal.
     pub immobility_illegal: bool,
+    /// The stalemated side loses (else a draw).
     pub stalemate_loses: bool,
     /// Plies without an irreversible move that draw (0: no such rule).
     pub move_rule_plies: u16,
+    /// Perpetual check loses for the checking side.
     pub perpetual_check_loses: bool,
+    /// The occurrence of a position that ends the game.
     pub repetition_count: u8,
+    /// How a repetition that is not a perpetual check ends.
     pub repetition_verdict: RepetitionVerdict,
+    /// Where each side's pieces promote.
     pub promotion_zone: ByColor<Bitboard>,
+    /// Where each side may drop.
     pub drop_zone: ByColor<Bitboard>,
+    /// Where each side's king wins by arriving (campmate).
     pub flag_zone: ByColor<Bitboard>,
+    /// Castling squares per side.
     pub castling_geometry: ByColor<CastlingGeometry>,
+    /// Squares of each file.
     pub file_masks: [Bitboard; 8],
+    /// Squares of each rank.
     pub rank_masks: [Bitboard; 8],
     pub(crate) ray: [[Bitboard; MAX_SQUARES]; 8],
     pub(crate) between: Vec<Bitboard>,
@@ -134,11 +179,13 @@ fn ck(c: Color, k: PieceKind) -> usize {
 }
 
 impl Variant {
+    /// Number of piece kinds.
     #[inline(always)]
     pub fn num_kinds(&self) -> usize {
         self.kinds.len()
     }
 
+    /// What the variant says about kind `k`.
     #[inline(always)]
     pub fn kind(&self, k: PieceKind) -> &KindInfo {
         &self.kinds[k.index()]
@@ -240,6 +287,7 @@ impl Variant {
         self.line[a as usize * MAX_SQUARES + b as usize]
     }
 
+    /// The kind written `letter` (`+letter` when `promoted`).
     pub fn kind_by_symbol(&self, letter: char, promoted: bool) -> Option<PieceKind> {
         let up = letter.to_ascii_uppercase();
         self.kinds
@@ -260,6 +308,8 @@ impl Variant {
         Ok(b)
     }
 
+    /// Checks a spec and compiles it: the board, the piece kinds, the hands, the rules, the
+    /// zones, then the attack tables.
     pub fn compile(spec: &VariantSpec) -> Result<Variant, SpecError> {
         let (w, h) = (spec.width, spec.height);
         if !(1..=8).contains(&w) || !(1..=8).contains(&h) {
@@ -290,161 +340,11 @@ impl Variant {
             file_masks[(s % w) as usize] |= 1 << s;
             rank_masks[(s / w) as usize] |= 1 << s;
         }
-
-        // Letters and kinds.
-        let mut symbols: Vec<(char, bool)> = Vec::new();
-        for p in &spec.pieces {
-            let sym = parse_symbol(&p.letter)?;
-            if symbols.contains(&sym) {
-                return Err(SpecError::DuplicateLetter(p.letter.clone()));
-            }
-            symbols.push(sym);
-        }
-        let find = |piece: &str, field: &str, s: &str| -> Result<PieceKind, SpecError> {
-            let sym = parse_symbol(s)?;
-            symbols.iter().position(|x| *x == sym).map(|i| PieceKind(i as u8)).ok_or_else(|| {
-                SpecError::UnknownPiece {
-                    piece: piece.to_string(),
-                    field: field.to_string(),
-                    other: s.to_string(),
-                }
-            })
-        };
-        let mut kinds = Vec::new();
-        let mut steps_of: Vec<Vec<Step>> = Vec::new();
-        for (i, p) in spec.pieces.iter().enumerate() {
-            let (letter, promoted) = symbols[i];
-            let steps = betza::parse(&p.betza).map_err(|why| SpecError::Betza {
-                letter: p.letter.clone(),
-                betza: p.betza.clone(),
-                why,
-            })?;
-            let promotes_to =
-                p.promotes_to.as_deref().map(|s| find(&p.letter, "promotes_to", s)).transpose()?;
-            if let Some(t) = promotes_to {
-                if !symbols[t.index()].1 {
-                    return Err(SpecError::Inconsistent(format!(
-                        "piece '{}' promotes to '{}', which is not a promoted kind ('+X')",
-                        p.letter,
-                        spec.pieces[t.index()].letter
-                    )));
-                }
-                if promoted {
-                    return Err(SpecError::Inconsistent(format!(
-                        "promoted piece '{}' cannot promote again",
-                        p.letter
-                    )));
-                }
-            }
-            let demoted = if promoted {
-                find(&p.letter, "letter", &letter.to_string()).map_err(|_| {
-                    SpecError::Inconsistent(format!(
-                        "promoted piece '{}' has no unpromoted form '{letter}'",
-                        p.letter
-                    ))
-                })?
-            } else {
-                PieceKind(i as u8)
-            };
-            let mut slides = ByColor::new(0u8, 0u8);
-            for s in steps.iter().filter(|s| s.rider) {
-                if !(s.can_move && s.can_capture) || s.initial_only {
-                    return Err(SpecError::Betza {
-                        letter: p.letter.clone(),
-                        betza: p.betza.clone(),
-                        why: "riders must both move and capture".into(),
-                    });
-                }
-                for c in Color::ALL {
-                    let dy = if c == Color::White { s.dy } else { -s.dy };
-                    let d = DIRS.iter().position(|&x| x == (s.dx, dy)).expect("rider unit step");
-                    slides[c] |= 1 << d;
-                }
-            }
-            kinds.push(KindInfo {
-                letter,
-                promoted,
-                name: p.name.clone(),
-                royal: p.royal,
-                pawn: p.pawn,
-                promotes_to,
-                demoted,
-                nifu: p.nifu,
-                drop_mate_loses: p.drop_mate_loses,
-                castling_rook: p.castling_rook,
-                value: p.value.unwrap_or(0),
-                hand_value: p.hand_value.or(p.value).unwrap_or(0),
-                slides,
-                betza: p.betza.clone(),
-            });
-            steps_of.push(steps);
-        }
-        // Check promotion targets are used only by their own base.
-        for k in &kinds {
-            if let Some(t) = k.promotes_to
-                && kinds[t.index()].letter != k.letter
-            {
-                return Err(SpecError::Inconsistent(format!(
-                    "'{}' promotes to '+{}': a promoted kind must carry its base letter",
-                    k.letter,
-                    kinds[t.index()].letter
-                )));
-            }
-        }
-        let royals: Vec<usize> = (0..kinds.len()).filter(|&i| kinds[i].royal).collect();
-        if royals.len() != 1 {
-            return Err(SpecError::Inconsistent(format!(
-                "exactly one royal piece kind is needed, found {}",
-                royals.len()
-            )));
-        }
-        let king = PieceKind(royals[0] as u8);
-
-        let mut hand_kinds = Vec::new();
-        for ch in spec.hand_order.chars() {
-            let k = find("hand_order", "hand_order", &ch.to_string())?;
-            if kinds[k.index()].royal {
-                return Err(SpecError::Inconsistent(
-                    "the royal piece cannot be held in hand".into(),
-                ));
-            }
-            if hand_kinds.contains(&k) {
-                return Err(SpecError::Inconsistent(format!("'{ch}' twice in hand_order")));
-            }
-            hand_kinds.push(k);
-        }
-        if spec.captures_to_hand {
-            for k in &kinds {
-                if !k.royal && !hand_kinds.contains(&k.demoted) {
-                    return Err(SpecError::Inconsistent(format!(
-                        "captures go to hand but '{}' is missing from hand_order",
-                        kinds[k.demoted.index()].letter
-                    )));
-                }
-            }
-        }
-
-        let repetition_verdict = match spec.repetition.verdict.as_str() {
-            "draw" => RepetitionVerdict::Draw,
-            "white_loses" => RepetitionVerdict::WhiteLoses,
-            other => {
-                return Err(SpecError::Inconsistent(format!(
-                    "repetition verdict '{other}' (expected draw or white_loses)"
-                )));
-            }
-        };
-        if spec.repetition.count < 2 {
-            return Err(SpecError::Inconsistent("repetition count must be at least 2".into()));
-        }
-        let stalemate_loses = match spec.stalemate.as_str() {
-            "loss" => true,
-            "draw" => false,
-            other => {
-                return Err(SpecError::Inconsistent(format!(
-                    "stalemate '{other}' (expected loss or draw)"
-                )));
-            }
-        };
+        let symbols = Symbols::of(spec)?;
+        let (kinds, steps_of) = compile_kinds(spec, &symbols)?;
+        let king = the_king(&kinds)?;
+        let hand_kinds = hand_kinds(spec, &symbols, &kinds)?;
+        let (repetition_verdict, stalemate_loses) = verdicts(spec)?;
 
         let mut v = Variant {
             id: None,
@@ -456,7 +356,7 @@ impl Variant {
             kinds,
             hand_max: hand_kinds
                 .iter()
-                .map(|&k| count_letter(&spec.start_fen, symbols[k.index()].0))
+                .map(|&k| count_letter(&spec.start_fen, symbols.0[k.index()].0))
                 .collect(),
             hand_kinds,
             king,
@@ -491,35 +391,47 @@ impl Variant {
             leaper_kinds: 0,
             double_step_kinds: 0,
         };
+        v.set_zones(spec)?;
+        v.check_rules_fit()?;
+        v.build_rays();
+        v.build_piece_tables(&steps_of);
+        Ok(v)
+    }
+
+    /// The promotion, drop and flag zones of the spec.
+    fn set_zones(&mut self, spec: &VariantSpec) -> Result<(), SpecError> {
         let z = &spec.zones;
-        v.promotion_zone =
-            ByColor::new(v.ranks_bb(&z.promotion_white)?, v.ranks_bb(&z.promotion_black)?);
-        v.drop_zone = ByColor::new(v.ranks_bb(&z.drop_white)?, v.ranks_bb(&z.drop_black)?);
-        v.flag_zone = ByColor::new(v.ranks_bb(&z.flag_white)?, v.ranks_bb(&z.flag_black)?);
-        if v.castling && (w != 8 || !v.kinds.iter().any(|k| k.castling_rook)) {
+        self.promotion_zone =
+            ByColor::new(self.ranks_bb(&z.promotion_white)?, self.ranks_bb(&z.promotion_black)?);
+        self.drop_zone = ByColor::new(self.ranks_bb(&z.drop_white)?, self.ranks_bb(&z.drop_black)?);
+        self.flag_zone = ByColor::new(self.ranks_bb(&z.flag_white)?, self.ranks_bb(&z.flag_black)?);
+        Ok(())
+    }
+
+    /// Castling, promotion and drops have what they need (board, rook, zones).
+    fn check_rules_fit(&self) -> Result<(), SpecError> {
+        if self.castling && (self.width != 8 || !self.kinds.iter().any(|k| k.castling_rook)) {
             return Err(SpecError::Inconsistent(
                 "castling needs an 8-file board and a piece with castling_rook = true".into(),
             ));
         }
-        if v.kinds.iter().any(|k| k.promotes_to.is_some())
-            && v.promotion_zone[Color::White] == 0
-            && v.promotion_zone[Color::Black] == 0
+        if self.kinds.iter().any(|k| k.promotes_to.is_some())
+            && self.promotion_zone[Color::White] == 0
+            && self.promotion_zone[Color::Black] == 0
         {
             return Err(SpecError::Inconsistent(
                 "pieces promote but no promotion zone is set".into(),
             ));
         }
-        if !v.hand_kinds.is_empty()
-            && v.drop_zone[Color::White] == 0
-            && v.drop_zone[Color::Black] == 0
+        if !self.hand_kinds.is_empty()
+            && self.drop_zone[Color::White] == 0
+            && self.drop_zone[Color::Black] == 0
         {
             return Err(SpecError::Inconsistent(
                 "pieces can be in hand but no drop zone is set".into(),
             ));
         }
-        v.build_rays();
-        v.build_piece_tables(&steps_of);
-        Ok(v)
+        Ok(())
     }
 
     fn on_board(&self, f: i16, r: i16) -> bool {
@@ -612,6 +524,202 @@ impl Variant {
             }
         }
     }
+}
+
+/// The `(letter, promoted)` symbol of every piece of a spec, in spec order (kind order).
+struct Symbols(Vec<(char, bool)>);
+
+impl Symbols {
+    fn of(spec: &VariantSpec) -> Result<Symbols, SpecError> {
+        let mut symbols: Vec<(char, bool)> = Vec::new();
+        for p in &spec.pieces {
+            let sym = parse_symbol(&p.letter)?;
+            if symbols.contains(&sym) {
+                return Err(SpecError::DuplicateLetter(p.letter.clone()));
+            }
+            symbols.push(sym);
+        }
+        Ok(Symbols(symbols))
+    }
+
+    /// The kind written `s`, which `piece` names in `field`.
+    fn find(&self, piece: &str, field: &str, s: &str) -> Result<PieceKind, SpecError> {
+        let sym = parse_symbol(s)?;
+        self.0.iter().position(|x| *x == sym).map(|i| PieceKind(i as u8)).ok_or_else(|| {
+            SpecError::UnknownPiece {
+                piece: piece.to_string(),
+                field: field.to_string(),
+                other: s.to_string(),
+            }
+        })
+    }
+}
+
+/// Every piece kind of the spec with its parsed moves; promotion targets checked.
+fn compile_kinds(
+    spec: &VariantSpec,
+    symbols: &Symbols,
+) -> Result<(Vec<KindInfo>, Vec<Vec<Step>>), SpecError> {
+    let mut kinds = Vec::new();
+    let mut steps_of: Vec<Vec<Step>> = Vec::new();
+    for i in 0..spec.pieces.len() {
+        let (kind, steps) = compile_kind(spec, symbols, i)?;
+        kinds.push(kind);
+        steps_of.push(steps);
+    }
+    // Check promotion targets are used only by their own base.
+    for k in &kinds {
+        if let Some(t) = k.promotes_to
+            && kinds[t.index()].letter != k.letter
+        {
+            return Err(SpecError::Inconsistent(format!(
+                "'{}' promotes to '+{}': a promoted kind must carry its base letter",
+                k.letter,
+                kinds[t.index()].letter
+            )));
+        }
+    }
+    Ok((kinds, steps_of))
+}
+
+/// Piece `i` of the spec: its kind information and its parsed moves.
+fn compile_kind(
+    spec: &VariantSpec,
+    symbols: &Symbols,
+    i: usize,
+) -> Result<(KindInfo, Vec<Step>), SpecError> {
+    let p = &spec.pieces[i];
+    let (letter, promoted) = symbols.0[i];
+    let bad_betza = |why: BetzaError| SpecError::Betza {
+        letter: p.letter.clone(),
+        betza: p.betza.clone(),
+        why,
+    };
+    let steps = betza::parse(&p.betza).map_err(bad_betza)?;
+    let promotes_to =
+        p.promotes_to.as_deref().map(|s| symbols.find(&p.letter, "promotes_to", s)).transpose()?;
+    if let Some(t) = promotes_to {
+        if !symbols.0[t.index()].1 {
+            return Err(SpecError::Inconsistent(format!(
+                "piece '{}' promotes to '{}', which is not a promoted kind ('+X')",
+                p.letter,
+                spec.pieces[t.index()].letter
+            )));
+        }
+        if promoted {
+            return Err(SpecError::Inconsistent(format!(
+                "promoted piece '{}' cannot promote again",
+                p.letter
+            )));
+        }
+    }
+    let demoted = if promoted {
+        symbols.find(&p.letter, "letter", &letter.to_string()).map_err(|_| {
+            SpecError::Inconsistent(format!(
+                "promoted piece '{}' has no unpromoted form '{letter}'",
+                p.letter
+            ))
+        })?
+    } else {
+        PieceKind(i as u8)
+    };
+    let mut slides = ByColor::new(0u8, 0u8);
+    for s in steps.iter().filter(|s| s.rider) {
+        if !(s.can_move && s.can_capture) || s.initial_only {
+            return Err(bad_betza(BetzaError::RestrictedRider));
+        }
+        for c in Color::ALL {
+            let dy = if c == Color::White { s.dy } else { -s.dy };
+            let d = DIRS.iter().position(|&x| x == (s.dx, dy)).expect("rider unit step");
+            slides[c] |= 1 << d;
+        }
+    }
+    let kind = KindInfo {
+        letter,
+        promoted,
+        name: p.name.clone(),
+        royal: p.royal,
+        pawn: p.pawn,
+        promotes_to,
+        demoted,
+        nifu: p.nifu,
+        drop_mate_loses: p.drop_mate_loses,
+        castling_rook: p.castling_rook,
+        value: p.value.unwrap_or(0),
+        hand_value: p.hand_value.or(p.value).unwrap_or(0),
+        slides,
+        betza: p.betza.clone(),
+    };
+    Ok((kind, steps))
+}
+
+/// The one royal kind.
+fn the_king(kinds: &[KindInfo]) -> Result<PieceKind, SpecError> {
+    let royals: Vec<usize> = (0..kinds.len()).filter(|&i| kinds[i].royal).collect();
+    if royals.len() != 1 {
+        return Err(SpecError::Inconsistent(format!(
+            "exactly one royal piece kind is needed, found {}",
+            royals.len()
+        )));
+    }
+    Ok(PieceKind(royals[0] as u8))
+}
+
+/// The kinds that can be in hand, in `hand_order`; every captured kind among them when
+/// captures go to hand.
+fn hand_kinds(
+    spec: &VariantSpec,
+    symbols: &Symbols,
+    kinds: &[KindInfo],
+) -> Result<Vec<PieceKind>, SpecError> {
+    let mut hand_kinds = Vec::new();
+    for ch in spec.hand_order.chars() {
+        let k = symbols.find("hand_order", "hand_order", &ch.to_string())?;
+        if kinds[k.index()].royal {
+            return Err(SpecError::Inconsistent("the royal piece cannot be held in hand".into()));
+        }
+        if hand_kinds.contains(&k) {
+            return Err(SpecError::Inconsistent(format!("'{ch}' twice in hand_order")));
+        }
+        hand_kinds.push(k);
+    }
+    if spec.captures_to_hand {
+        for k in kinds {
+            if !k.royal && !hand_kinds.contains(&k.demoted) {
+                return Err(SpecError::Inconsistent(format!(
+                    "captures go to hand but '{}' is missing from hand_order",
+                    kinds[k.demoted.index()].letter
+                )));
+            }
+        }
+    }
+    Ok(hand_kinds)
+}
+
+/// How a repetition ends and whether stalemate loses.
+fn verdicts(spec: &VariantSpec) -> Result<(RepetitionVerdict, bool), SpecError> {
+    let repetition_verdict = match spec.repetition.verdict.as_str() {
+        "draw" => RepetitionVerdict::Draw,
+        "white_loses" => RepetitionVerdict::WhiteLoses,
+        other => {
+            return Err(SpecError::Inconsistent(format!(
+                "repetition verdict '{other}' (expected draw or white_loses)"
+            )));
+        }
+    };
+    if spec.repetition.count < 2 {
+        return Err(SpecError::Inconsistent("repetition count must be at least 2".into()));
+    }
+    let stalemate_loses = match spec.stalemate.as_str() {
+        "loss" => true,
+        "draw" => false,
+        other => {
+            return Err(SpecError::Inconsistent(format!(
+                "stalemate '{other}' (expected loss or draw)"
+            )));
+        }
+    };
+    Ok((repetition_verdict, stalemate_loses))
 }
 
 fn castle_geo(rank: u8, w: u8) -> CastlingGeometry {

@@ -2,32 +2,69 @@
 
 use thiserror::Error;
 
+/// Why a variant spec cannot be read or compiled.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum SpecError {
-    #[error("unknown variant '{0}' (known: shinobiplus, shinobi, gorogoroplus, minishogi)")]
-    UnknownVariant(String),
+    /// No built-in variant has this name.
+    #[error("unknown variant {name:?} (known: {known})")]
+    UnknownVariant {
+        /// The name asked for.
+        name: String,
+        /// The built-in variants' names.
+        known: String,
+    },
+    /// The spec file cannot be read.
     #[error("cannot read spec: {0}")]
     Io(String),
+    /// The spec is not valid TOML of the expected shape.
     #[error("spec syntax: {0}")]
     Syntax(String),
     #[error("board {width}x{height} does not fit in 64 squares (each side 1..=8)")]
-    BoardSize { width: u8, height: u8 },
+    /// The board is empty or larger than 8x8.
+    BoardSize {
+        /// Files asked for.
+        width: u8,
+        /// Ranks asked for.
+        height: u8,
+    },
     #[error("piece '{letter}': bad movement '{betza}': {why}")]
-    Betza { letter: String, betza: String, why: String },
+    /// A piece's movement cannot be read.
+    Betza {
+        /// The piece.
+        letter: String,
+        /// Its movement.
+        betza: String,
+        /// Why.
+        why: super::betza::BetzaError,
+    },
+    /// A piece letter that is not one ASCII letter or `+` and one.
     #[error(
         "piece letter '{0}' is invalid (one ASCII letter, or '+' and a letter for a promoted kind)"
     )]
     BadLetter(String),
+    /// Two pieces with one letter.
     #[error("piece letter '{0}' is defined twice")]
     DuplicateLetter(String),
     #[error("piece '{piece}' names unknown piece '{other}' in '{field}'")]
-    UnknownPiece { piece: String, field: String, other: String },
+    /// A piece names a piece the spec does not define.
+    UnknownPiece {
+        /// The piece naming it.
+        piece: String,
+        /// The field naming it.
+        field: String,
+        /// The unknown name.
+        other: String,
+    },
+    /// More kinds than [`crate::types::MAX_KINDS`].
     #[error("too many piece kinds ({0}; at most 24)")]
     TooManyKinds(usize),
+    /// A zone rank outside the board.
     #[error("rank {0} is off the board")]
     BadRank(u8),
+    /// Rules that contradict each other or the pieces.
     #[error("inconsistent rules: {0}")]
     Inconsistent(String),
+    /// The start position is not a valid FEN of the variant.
     #[error("start position: {0}")]
     StartFen(String),
 }

@@ -7,9 +7,13 @@ use serde::Deserialize;
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct VariantSpec {
+    /// Name.
     pub name: String,
+    /// Files (1 to 8).
     pub width: u8,
+    /// Ranks (1 to 8).
     pub height: u8,
+    /// Start position (FEN).
     pub start_fen: String,
     /// Letters of the hand pieces in the order FEN output lists them (FSF's order).
     #[serde(default)]
@@ -38,8 +42,11 @@ pub struct VariantSpec {
     /// The side that checked with every move of a repetition cycle loses.
     #[serde(default)]
     pub perpetual_check_loses: bool,
+    /// When a repetition ends the game, and how.
     pub repetition: RepetitionSpec,
+    /// Promotion, drop and flag zones.
     pub zones: ZoneSpec,
+    /// The piece kinds (`[[piece]]` tables).
     #[serde(rename = "piece")]
     pub pieces: Vec<PieceSpec>,
 }
@@ -72,14 +79,17 @@ pub struct ZoneSpec {
     pub flag_black: Vec<u8>,
 }
 
+/// One piece kind, as a user writes it.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PieceSpec {
     /// `P`, or `+P` for the promoted form of `P`.
     pub letter: String,
+    /// Full name.
     pub name: String,
     /// Movement in Betza notation (W F N K R B Q D A atoms; f b l r v s m c i n modifiers).
     pub betza: String,
+    /// The king (exactly one kind).
     #[serde(default)]
     pub royal: bool,
     /// Chess pawn: its moves reset the move-rule counter; it may capture en passant.

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
-use kage_data::{FileHeader, Reader, Record, variant_by_name};
+use kage_data::{FileHeader, Reader, Record};
 use kage_engine::Variant;
 
 /// Reads the header of every file.
@@ -18,7 +18,7 @@ pub fn open<R: Record>(path: &Path) -> Result<Reader<R>> {
 
 /// The engine variant of a header.
 pub fn variant_of(h: &FileHeader) -> Result<&'static Variant> {
-    Ok(variant_by_name(h.variant())?)
+    Ok(Variant::by_name(h.variant())?)
 }
 
 /// Requires all files to hold the same record kind, variant and generator

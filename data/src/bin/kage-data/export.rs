@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use kage_data::{FileHeader, GameRecord, Outcome, PositionRecord, RecordKind};
+use kage_data::{FileHeader, GameRecord, PositionRecord, RecordKind, StmResult};
 use kage_engine::{Color, Move, Position, Variant};
 
 use crate::Perspective;
@@ -39,7 +39,7 @@ impl Output {
         // Close the file before renaming it.
         self.w = Box::new(std::io::sink());
         if let Some((tmp, path)) = self.rename.take() {
-            let res = std::fs::rename(&tmp, &path)
+            let res = kage_data::atomic::persist(&tmp, &path)
                 .with_context(|| format!("renaming to {}", path.display()));
             if res.is_err() {
                 let _ = std::fs::remove_file(&tmp);
@@ -60,11 +60,11 @@ impl Drop for Output {
     }
 }
 
-fn result_text(o: Outcome) -> &'static str {
+fn result_text(o: StmResult) -> &'static str {
     match o {
-        Outcome::Win => "1.0",
-        Outcome::Draw => "0.5",
-        Outcome::Loss => "0.0",
+        StmResult::Win => "1.0",
+        StmResult::Draw => "0.5",
+        StmResult::Loss => "0.0",
     }
 }
 
@@ -137,9 +137,9 @@ fn game_lines(
     let mut pos = Position::from_fen(v, &g.start_fen)
         .with_context(|| format!("start FEN {:?}", g.start_fen))?;
     let white = match g.result.white_score() {
-        1 => Outcome::Win,
-        -1 => Outcome::Loss,
-        _ => Outcome::Draw,
+        1 => StmResult::Win,
+        -1 => StmResult::Loss,
+        _ => StmResult::Draw,
     };
     for (ply, (&m, &score)) in g.moves.iter().zip(&g.scores).enumerate() {
         let stm_white = pos.side_to_move() == Color::White;
@@ -191,7 +191,7 @@ pub fn pgn(out: &Path, files: &[PathBuf], scores: bool, allow_damaged: bool) -> 
 fn pgn_termination(t: kage_data::Termination) -> &'static str {
     use kage_data::Termination as T;
     match t {
-        T::Adjudication => "adjudication",
+        T::Resign | T::AdjudicatedDraw => "adjudication",
         T::PlyLimit => "unterminated",
         _ => "normal",
     }

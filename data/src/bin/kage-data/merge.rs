@@ -61,23 +61,19 @@ fn merge<R: Record + Hash>(
     for (fi, f) in files.iter().enumerate() {
         let mut r = open::<R>(f)?;
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        let mut count = 0u64;
-        while let Some(chunk) = r.next_chunk()? {
-            for rec in &chunk {
-                if let Some(k) = key(rec)
-                    && let Some(prev) = indices.insert(k, fi)
-                {
-                    bail!(
-                        "game index {k} appears in {} and in {}; shards must number games disjointly",
-                        files[prev].display(),
-                        f.display()
-                    );
-                }
-                rec.hash(&mut hasher);
-                count += 1;
+        let count = w.append_from(&mut r, |rec| {
+            if let Some(k) = key(rec)
+                && let Some(prev) = indices.insert(k, fi)
+            {
+                bail!(
+                    "game index {k} appears in {} and in {}; shards must number games disjointly",
+                    files[prev].display(),
+                    f.display()
+                );
             }
-            w.write_all(&chunk)?;
-        }
+            rec.hash(&mut hasher);
+            Ok(())
+        })?;
         check_damage(&r, allow_damaged)?;
         let digest = (hasher.finish(), count);
         if count > 0 && !digests.insert(digest) {

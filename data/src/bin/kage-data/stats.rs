@@ -5,9 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use kage_data::{
-    FileHeader, GameRecord, GameResult, Outcome, PositionFlags, PositionRecord, RecordKind,
-};
+use kage_data::stats::GameStats;
+use kage_data::{FileHeader, GameRecord, PositionFlags, PositionRecord, RecordKind, StmResult};
 
 use crate::common::open;
 
@@ -64,21 +63,17 @@ struct VariantStats {
     ply_sum: u64,
     ply_max: u16,
     scores: ScoreHist,
-    // games
-    games: u64,
+    games: GameStats,
     /// Games whose index already appeared earlier in the same file.
     duplicate_games: u64,
-    game_results: [u64; 3],
-    terminations: BTreeMap<&'static str, u64>,
-    plies: u64,
     game_scores: ScoreHist,
 }
 
-fn outcome_idx(o: Outcome) -> usize {
+fn outcome_idx(o: StmResult) -> usize {
     match o {
-        Outcome::Win => 0,
-        Outcome::Draw => 1,
-        Outcome::Loss => 2,
+        StmResult::Win => 0,
+        StmResult::Draw => 1,
+        StmResult::Loss => 2,
     }
 }
 
@@ -119,26 +114,10 @@ pub fn run(files: &[PathBuf]) -> Result<ExitCode> {
                 st.ply_sum as f64 / n as f64,
                 st.ply_max
             );
-            let r = &st.stm_results;
-            println!(
-                "  results, side to move: win {} ({:.2}%)  draw {} ({:.2}%)  loss {} ({:.2}%)",
-                r[0],
-                pct(r[0], n),
-                r[1],
-                pct(r[1], n),
-                r[2],
-                pct(r[2], n)
-            );
-            let r = &st.white_results;
-            println!(
-                "  results, White: win {} ({:.2}%)  draw {} ({:.2}%)  loss {} ({:.2}%)",
-                r[0],
-                pct(r[0], n),
-                r[1],
-                pct(r[1], n),
-                r[2],
-                pct(r[2], n)
-            );
+            for (whose, r) in [("side to move", &st.stm_results), ("White", &st.white_results)] {
+                let [w, d, l] = r.map(|c| format!("{c} ({:.2}%)", pct(c, n)));
+                println!("  results, {whose}: win {w}  draw {d}  loss {l}");
+            }
             let names = ["in_check", "capture", "promotion", "drop", "best_noisy"];
             let flags: Vec<String> = names
                 .iter()
@@ -148,27 +127,16 @@ pub fn run(files: &[PathBuf]) -> Result<ExitCode> {
             println!("  flags: {}", flags.join("  "));
             st.scores.print("scores, side to move");
         }
-        if st.games > 0 {
-            let n = st.games;
-            let r = &st.game_results;
-            println!("  games: {n} ({} plies, mean {:.1})", st.plies, st.plies as f64 / n as f64);
+        if st.games.games > 0 {
+            let g = &st.games;
+            println!("  games: {} ({} plies)", g.games, g.plies);
             if st.duplicate_games > 0 {
                 println!(
                     "  duplicate games: {} (a game index repeated within a file; counted above)",
                     st.duplicate_games
                 );
             }
-            println!(
-                "  results: 1-0 {} ({:.2}%)  0-1 {} ({:.2}%)  1/2-1/2 {} ({:.2}%)",
-                r[0],
-                pct(r[0], n),
-                r[1],
-                pct(r[1], n),
-                r[2],
-                pct(r[2], n)
-            );
-            let t: Vec<String> = st.terminations.iter().map(|(k, v)| format!("{k} {v}")).collect();
-            println!("  terminations: {}", t.join("  "));
+            print!("{}", g.outcome_text());
             st.game_scores.print("per-ply scores, side to move");
         }
     }
@@ -212,15 +180,8 @@ fn game_file(f: &std::path::Path, st: &mut VariantStats) -> Result<()> {
     let res = (|| -> Result<()> {
         while let Some(chunk) = r.next_chunk()? {
             for g in chunk {
-                st.games += 1;
+                st.games.add(&g, 0);
                 st.duplicate_games += u64::from(!seen.insert(g.game_index));
-                st.game_results[match g.result {
-                    GameResult::WhiteWin => 0,
-                    GameResult::BlackWin => 1,
-                    GameResult::Draw => 2,
-                }] += 1;
-                *st.terminations.entry(g.termination.name()).or_default() += 1;
-                st.plies += g.moves.len() as u64;
                 for &s in &g.scores {
                     st.game_scores.add(s);
                 }

@@ -164,7 +164,8 @@ fn load_for_variant_uses_the_engine_feature_set() {
     let (mut a, mut b) = (Vec::new(), Vec::new());
     features::active_features(&pos, pos.side_to_move(), &mut a);
     features::active_features(&pos, !pos.side_to_move(), &mut b);
-    assert_eq!(loaded.evaluate_position(&pos), loaded.evaluate(&a, &b));
+    assert_eq!(loaded.evaluate(&a, &b), net.evaluate(&a, &b));
+    assert!(crate::eval::Evaluator::load_nnue(&bytes, v).expect("loads").network_for(v).is_some());
     let other = Variant::builtin(VariantId::from_name("shinobi").expect("shinobi is built in"));
     assert!(matches!(Network::load_for_variant(&bytes, other), Err(NetError::WrongVariant { .. })));
 }

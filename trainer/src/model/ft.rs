@@ -6,10 +6,10 @@
 //! AdamW update in place ("lazy" Adam: untouched rows keep their moments, as in PyTorch's
 //! `SparseAdam`).
 
-use crate::batch::SparseBatch;
+use crate::data::batch::SparseBatch;
+use crate::model::simd;
 use crate::model::{FT_LIMIT, NetParams};
-use crate::optim::{AdamStep, Moments, adamw};
-use crate::simd;
+use crate::training::optim::{AdamStep, Moments, adamw};
 use rayon::prelude::*;
 
 /// Positions per parallel task of the FT forward.
@@ -321,9 +321,9 @@ pub fn backward_update_reference(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::batch::TargetBlend;
-    use crate::synthetic::{SyntheticConfig, SyntheticDataset};
-    use crate::train::ParamMoments;
+    use crate::data::batch::TargetBlend;
+    use crate::data::synthetic::{SyntheticConfig, SyntheticDataset};
+    use crate::training::train::ParamMoments;
 
     fn same(a: &[f32], b: &[f32]) -> bool {
         a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())

@@ -1,4 +1,8 @@
-//! Quantisation of the float parameters into the engine's integer network.
+//! Output of a run: quantisation of the float parameters into the engine's integer network
+//! (here), network inspection ([`inspect`]) and the metrics reports ([`report`]).
+
+pub mod inspect;
+pub mod report;
 
 use crate::model::NetParams;
 use kage_engine::nnue::{Activation, NetError, NetHeader, NetWeights, Network, QA, QB, QO};

@@ -1,6 +1,7 @@
 //! Training configuration: defaults, TOML round trip and validation.
 
-use crate::synthetic::SyntheticConfig;
+use crate::data::synthetic::SyntheticConfig;
+use kage_engine::nnue::network::{MAX_FT_SIZE, MAX_HEAD_SIZE};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use thiserror::Error;
@@ -15,6 +16,28 @@ pub enum LrSchedule {
     Step,
     /// Cosine from `lr` down to `lr_min` over `epochs`.
     Cosine,
+}
+
+/// How position records are turned into features.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum DecodeMode {
+    /// Features from the compact fields directly (fast; piece codes checked).
+    #[default]
+    Fast,
+    /// Full `kage_engine::Position` through the engine's FEN parser, then
+    /// `features::active_features` (validates legality; slower).
+    Position,
 }
 
 /// Filters applied to positions at load time.
@@ -93,7 +116,7 @@ pub struct TrainConfig {
     /// Worker threads (0 = all cores).
     pub threads: usize,
     /// How position records become features (`fast` or `position`).
-    pub decode: crate::files::DecodeMode,
+    pub decode: DecodeMode,
     /// Train on what is left of data files with damaged chunks (dropped with a warning)
     /// instead of refusing them. Written to the TOML only when set.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -128,7 +151,7 @@ impl Default for TrainConfig {
             val_max: 20_000,
             filter: FilterConfig::default(),
             threads: 0,
-            decode: crate::files::DecodeMode::Fast,
+            decode: DecodeMode::Fast,
             allow_damaged: false,
         }
     }
@@ -196,11 +219,12 @@ impl TrainConfig {
         if self.data.is_empty() && self.synthetic.is_none() {
             return Err(invalid("data", "give data files or a synthetic data set"));
         }
-        if !(1..=4096).contains(&self.ft_size) {
-            return Err(invalid("ft_size", "must be in 1..=4096"));
+        // The sizes a network file may have (the engine refuses larger ones).
+        if !(1..=MAX_FT_SIZE as usize).contains(&self.ft_size) {
+            return Err(invalid("ft_size", format!("must be in 1..={MAX_FT_SIZE}")));
         }
-        if !(1..=1024).contains(&self.head_size) {
-            return Err(invalid("head_size", "must be in 1..=1024"));
+        if !(1..=MAX_HEAD_SIZE as usize).contains(&self.head_size) {
+            return Err(invalid("head_size", format!("must be in 1..={MAX_HEAD_SIZE}")));
         }
         if self.epochs == 0 {
             return Err(invalid("epochs", "must be at least 1"));

@@ -1,4 +1,10 @@
-//! Float network parameters, initialisation, weight limits and a plain-Rust float forward.
+//! The model: float network parameters, initialisation, weight limits and a plain-Rust
+//! float forward; the sparse feature transformer ([`ft`]), the burn head ([`head`]) and the
+//! SIMD kernels they share ([`simd`]).
+
+pub mod ft;
+pub mod head;
+pub mod simd;
 
 use kage_engine::nnue::{QA, QB, QO};
 use rand::{Rng, SeedableRng};
@@ -66,7 +72,7 @@ impl NetParams {
 
     /// Float accumulator (pre-activation) of one perspective.
     pub fn accumulate(&self, features: &[u32], out: &mut [f32]) {
-        crate::simd::accumulate(out, &self.ft_b, &self.ft_w, features);
+        crate::model::simd::accumulate(out, &self.ft_b, &self.ft_w, features);
     }
 
     /// Head forward from clipped activations `x` (`2 * ft_size`): the output logit.

@@ -61,7 +61,7 @@ impl DataIdentity {
         let text = toml::to_string(self)
             .map_err(|e| TrainError::Resume(format!("cannot write {FILE_NAME}: {e}")))?;
         let path = dir.join(FILE_NAME);
-        crate::checkpoint::write_atomic(&path, text.as_bytes()).map_err(io_err(&path))
+        kage_data::atomic::write_atomic(&path, text.as_bytes()).map_err(io_err(&path))
     }
 
     /// Reads `data.toml` of `dir` (`None` for a run made before it existed).

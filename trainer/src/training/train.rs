@@ -1,12 +1,12 @@
 //! One training step (sparse FT in Rust + dense head in burn) and the trainer state.
 
-use crate::batch::{SparseBatch, TargetBlend, sigmoid};
-use crate::config::TrainConfig;
-use crate::ft::{self, FtScratch};
-use crate::head;
+use crate::data::batch::{SparseBatch, TargetBlend, sigmoid};
+use crate::data::sample::Sample;
+use crate::model::ft::{self, FtScratch};
+use crate::model::head;
 use crate::model::{BIAS_LIMIT, L1_LIMIT, NetParams, OUT_LIMIT};
-use crate::optim::{AdamStep, Moments, adamw};
-use crate::sample::Sample;
+use crate::training::config::TrainConfig;
+use crate::training::optim::{AdamStep, Moments, adamw};
 use burn::tensor::Device;
 use rayon::prelude::*;
 use std::time::Instant;

@@ -1,6 +1,6 @@
 //! Sparse batches: flat feature indices with offsets per perspective, plus targets.
 
-use crate::sample::Sample;
+use crate::data::sample::Sample;
 
 /// A batch of positions in sparse form (`EmbeddingBag`-style flat indices and offsets).
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -1,7 +1,10 @@
 //! The feature space a run trains on: variant, feature-set id and feature count.
 
-use crate::config::TrainConfig;
+use crate::data::sample::SourceError;
 use crate::error::TrainError;
+use crate::training::config::TrainConfig;
+use kage_engine::Variant;
+use kage_engine::nnue::features;
 
 /// Feature-set id recorded for nets trained on synthetic data ("SYN1"): such nets can never
 /// be loaded by the engine by mistake.
@@ -27,5 +30,15 @@ pub fn resolve(cfg: &TrainConfig) -> Result<FeatureSpace, TrainError> {
             num_features: s.num_features,
         });
     }
-    crate::files::feature_space(&cfg.variant)
+    feature_space(&cfg.variant)
+}
+
+/// Feature space of a real variant, from the engine's feature encoder.
+pub fn feature_space(name: &str) -> Result<FeatureSpace, TrainError> {
+    let v = Variant::by_name(name).map_err(SourceError::from)?;
+    Ok(FeatureSpace {
+        variant: name.to_string(),
+        feature_set_id: features::FEATURE_SET_ID,
+        num_features: features::num_features(v),
+    })
 }

@@ -4,8 +4,8 @@
 //! the side to move's features minus the sum over the other side's, and the result is drawn
 //! from `sigmoid(score / 400)`. A network can therefore learn it, and the loss must drop.
 
-use crate::sample::{
-    BlockList, DataError, Dataset, PositionSource, Sample, SampleBlock, SampleFlags, SampleMeta,
+use crate::data::sample::{
+    BlockList, Dataset, PositionSource, Sample, SampleBlock, SampleFlags, SampleMeta, SourceError,
 };
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -109,11 +109,10 @@ impl SyntheticDataset {
         if rng.random_bool(0.05) {
             flags |= SampleFlags::IN_CHECK;
         }
-        if rng.random_bool(0.12) {
-            flags |= SampleFlags::BEST_CAPTURE;
-        }
-        if rng.random_bool(0.02) {
-            flags |= SampleFlags::BEST_PROMOTION;
+        // A capture (12%) or a promotion (2%): both drawn, so the stream stays as it was.
+        let (capture, promotion) = (rng.random_bool(0.12), rng.random_bool(0.02));
+        if capture || promotion {
+            flags |= SampleFlags::BEST_NOISY;
         }
         let meta = SampleMeta {
             score_cp: (score + noise).clamp(-32000.0, 32000.0) as i16,
@@ -135,7 +134,7 @@ struct SyntheticSource {
 }
 
 impl PositionSource for SyntheticSource {
-    fn next_sample(&mut self) -> Result<Option<Sample>, DataError> {
+    fn next_sample(&mut self) -> Result<Option<Sample>, SourceError> {
         if self.next >= self.data.cfg.positions {
             return Ok(None);
         }
@@ -143,7 +142,7 @@ impl PositionSource for SyntheticSource {
         Ok(Some(self.data.sample(self.next - 1)))
     }
 
-    fn next_blocks(&mut self, out: &mut BlockList) -> Result<(), DataError> {
+    fn next_blocks(&mut self, out: &mut BlockList) -> Result<(), SourceError> {
         let start = self.next;
         let end = self.data.cfg.positions.min(start + STRETCH);
         if end <= start {
@@ -163,7 +162,7 @@ impl PositionSource for SyntheticSource {
 }
 
 impl Dataset for SyntheticDataset {
-    fn open(&self) -> Result<Box<dyn PositionSource>, DataError> {
+    fn open(&self) -> Result<Box<dyn PositionSource>, SourceError> {
         Ok(Box::new(SyntheticSource { data: self.clone(), next: 0 }))
     }
 

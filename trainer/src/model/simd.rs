@@ -14,8 +14,8 @@
 //!
 //! `KAGE_TRAIN_SIMD=scalar|avx2|avx512` caps the variant used (for comparisons).
 
-use crate::batch::SparseBatch;
-use crate::optim::AdamStep;
+use crate::data::batch::SparseBatch;
+use crate::training::optim::AdamStep;
 use std::sync::OnceLock;
 
 /// Instruction-set level the kernels run at.

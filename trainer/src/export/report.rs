@@ -1,6 +1,7 @@
-//! Run-directory reports: metrics CSV and a hand-written SVG loss curve.
+//! Run-directory reports: metrics CSV and an SVG loss curve (`kage_data::svg`).
 
-use crate::train::EpochMetrics;
+use crate::training::train::EpochMetrics;
+use kage_data::svg;
 use std::fmt::Write as _;
 
 /// Metrics CSV text (header `epoch,train_loss,val_loss,pos_per_s,lr`).
@@ -41,13 +42,8 @@ pub fn loss_svg(history: &[EpochMetrics], title: &str) -> String {
             .collect::<Vec<_>>()
             .join(" ")
     };
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
-    let _ = writeln!(s, r#"<text x="{pad}" y="25" font-size="14">{}</text>"#, escape(title));
+    let mut s = svg::begin(w, h, 12);
+    svg::text(&mut s, pad, 25.0, r#"font-size="14""#, title);
     let _ = writeln!(
         s,
         r#"<line x1="{pad}" y1="{y}" x2="{x2}" y2="{y}" stroke="black"/><line x1="{pad}" y1="{pad}" x2="{pad}" y2="{y}" stroke="black"/>"#,
@@ -78,10 +74,5 @@ pub fn loss_svg(history: &[EpochMetrics], title: &str) -> String {
         w - pad - 60.0,
         pad + 15.0
     );
-    s.push_str("</svg>\n");
-    s
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    svg::end(s)
 }

@@ -1,12 +1,12 @@
-//! Run statistics: results by side with confidence intervals, terminations, lengths.
+//! Statistics of a set of games: results by side with confidence intervals, how the games
+//! ended, lengths. Self-play's run summary and balance report and `kage-data stats` share
+//! them.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use kage_data::{GameRecord, GameResult};
+use crate::game::{GameRecord, GameResult, Termination};
 use serde::Serialize;
-
-use crate::adjudicate::EndReason;
 
 /// Wilson score interval (95%) of `k` successes out of `n`, as fractions.
 pub fn wilson(k: u64, n: u64) -> (f64, f64) {
@@ -56,7 +56,7 @@ pub struct GameStats {
     /// Black wins.
     pub black_wins: u64,
     /// Games per end reason name.
-    pub terminations: BTreeMap<EndReason, u64>,
+    pub terminations: BTreeMap<Termination, u64>,
     /// Sum of game lengths in plies.
     pub plies: u64,
     /// Shortest and longest game.
@@ -78,7 +78,7 @@ pub struct StatsReport {
     pub draws: Share,
     /// Black wins.
     pub black_wins: Share,
-    /// Games per termination (`checkmate`, ..., `resign`, `adjudicated_draw`, `ply_cap`).
+    /// Games per termination (`checkmate`, ..., `resign`, `adjudicated_draw`, `ply_limit`).
     pub terminations: BTreeMap<String, u64>,
     /// Average length in plies.
     pub average_plies: f64,
@@ -104,9 +104,7 @@ impl GameStats {
             GameResult::Draw => self.draws += 1,
             GameResult::BlackWin => self.black_wins += 1,
         }
-        if let Some(e) = EndReason::from_record(g.termination, g.result) {
-            *self.terminations.entry(e).or_default() += 1;
-        }
+        *self.terminations.entry(g.termination).or_default() += 1;
     }
 
     /// Average game length in plies.
@@ -134,15 +132,21 @@ impl GameStats {
         }
     }
 
-    /// Human-readable lines (two-space indented).
+    /// Human-readable lines (two-space indented): the counts, then [`Self::outcome_text`].
     pub fn text(&self) -> String {
+        let mut s = String::new();
+        if self.positions > 0 {
+            let _ = writeln!(s, "  games      {}   positions {}", self.games, self.positions);
+        } else {
+            let _ = writeln!(s, "  games      {}", self.games);
+        }
+        s + &self.outcome_text()
+    }
+
+    /// Human-readable lines (two-space indented): results by side, endings, lengths.
+    pub fn outcome_text(&self) -> String {
         let r = self.report();
         let mut s = String::new();
-        if r.positions > 0 {
-            let _ = writeln!(s, "  games      {}   positions {}", r.games, r.positions);
-        } else {
-            let _ = writeln!(s, "  games      {}", r.games);
-        }
         for (name, sh) in
             [("white wins", &r.white_wins), ("draws", &r.draws), ("black wins", &r.black_wins)]
         {

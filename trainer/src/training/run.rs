@@ -1,18 +1,18 @@
 //! A full training run: run directory, epochs, validation, metrics, checkpoints, export.
 
-use crate::checkpoint::{self, CheckpointState};
-use crate::config::TrainConfig;
-use crate::data_identity::DataIdentity;
+use crate::data::loader::{EpochLoader, LoaderConfig, LoaderMsg, keep};
+use crate::data::sample::{Dataset, Sample};
+use crate::data::space::{self, FeatureSpace};
+use crate::data::synthetic::SyntheticDataset;
+use crate::training::data_identity::DataIdentity;
 use crate::error::{TrainError, io_err};
+use crate::export::report;
 use crate::export::{ExportInfo, quantise};
-use crate::loader::{EpochLoader, LoaderConfig, LoaderMsg, keep};
-use crate::report;
-use crate::sample::{Dataset, Sample};
-use crate::space::{self, FeatureSpace};
-use crate::synthetic::SyntheticDataset;
-use crate::train::{EpochMetrics, Trainer};
+use crate::training::checkpoint::{self, CheckpointState};
+use crate::training::config::TrainConfig;
+use crate::training::train::{EpochMetrics, Trainer};
 use indicatif::{ProgressBar, ProgressStyle};
-use kage_engine::nnue::checksum::fnv1a64;
+use kage_engine::util::hash::fnv1a64;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -80,7 +80,7 @@ pub fn run_id(config_toml: &str) -> String {
 fn open_dataset(cfg: &TrainConfig, space: &FeatureSpace) -> Result<Arc<dyn Dataset>, TrainError> {
     match &cfg.synthetic {
         Some(s) => Ok(Arc::new(SyntheticDataset::new(s.clone()))),
-        None => crate::files::open_files(space, &cfg.data, cfg.decode, cfg.allow_damaged),
+        None => Ok(crate::data::decode::open_files(space, &cfg.data, cfg.decode, cfg.allow_damaged)?),
     }
 }
 
@@ -88,7 +88,7 @@ fn load_val_files(cfg: &TrainConfig, space: &FeatureSpace) -> Result<Vec<Sample>
     if cfg.val_data.is_empty() {
         return Ok(Vec::new());
     }
-    let ds = crate::files::open_files(space, &cfg.val_data, cfg.decode, cfg.allow_damaged)?;
+    let ds = crate::data::decode::open_files(space, &cfg.val_data, cfg.decode, cfg.allow_damaged)?;
     let mut src = ds.open()?;
     let mut out = Vec::new();
     while let Some(s) = src.next_sample()? {
@@ -108,7 +108,7 @@ fn data_files(cfg: &TrainConfig) -> Vec<PathBuf> {
 }
 
 fn write(path: &Path, text: &str) -> Result<(), TrainError> {
-    checkpoint::write_atomic(path, text.as_bytes()).map_err(io_err(path))
+    kage_data::atomic::write_atomic(path, text.as_bytes()).map_err(io_err(path))
 }
 
 /// Starts a new run in `dir` (created if needed; refused if it already holds a run).
@@ -285,7 +285,7 @@ fn drive(
         },
     )?;
     let net_path = dir.join(names::NET);
-    checkpoint::write_atomic(&net_path, &net.to_bytes()).map_err(io_err(&net_path))?;
+    kage_data::atomic::write_atomic(&net_path, &net.to_bytes()).map_err(io_err(&net_path))?;
     Ok(RunSummary { dir: dir.to_path_buf(), history: trainer.history, net_path, run_id: id })
 }
 

@@ -15,11 +15,12 @@
 //!
 //! The batches are therefore the same whatever the thread count or timing.
 
-use crate::batch::{SparseBatch, TargetBlend};
-use crate::config::FilterConfig;
-use crate::sample::{
-    BlockList, DataError, Dataset, PositionSource, Sample, SampleBlock, SampleMeta,
+use crate::data::batch::{SparseBatch, TargetBlend};
+use crate::data::sample::{
+    BlockList, Dataset, PositionSource, Sample, SampleBlock, SampleMeta, SourceError,
 };
+use crate::training::config::FilterConfig;
+use kage_engine::util::hash::splitmix64;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
@@ -102,14 +103,6 @@ pub fn is_held_out(seed: u64, index: u64, fraction: f64) -> bool {
     ((h >> 11) as f64 / (1u64 << 53) as f64) < fraction
 }
 
-/// SplitMix64 finaliser.
-pub fn splitmix64(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
-}
-
 /// A running epoch: receive batches from `rx`; join the thread when done.
 pub struct EpochLoader {
     /// Message stream.
@@ -166,7 +159,7 @@ struct Stretch {
     blocks: BlockList,
     fates: Vec<BlockFates>,
     /// The source failed after the samples of `blocks`.
-    error: Option<DataError>,
+    error: Option<SourceError>,
 }
 
 /// Stretches in flight between the reader and the shuffler (besides the one each holds).
@@ -353,7 +346,7 @@ impl Shuffler<'_> {
             }
             a
         });
-        crate::simd::prefetch(self.slots.slot(ahead.random_range(0..cap)));
+        crate::model::simd::prefetch(self.slots.slot(ahead.random_range(0..cap)));
         let j = self.rng.random_range(0..cap);
         self.slots.replace(j, &mut self.batch, stm, nstm, target);
         self.flush_if_full()
@@ -371,7 +364,7 @@ impl Shuffler<'_> {
         while self.slots.len > 0 {
             if self.slots.len > PREFETCH_AHEAD {
                 let later = ahead.random_range(0..self.slots.len - PREFETCH_AHEAD);
-                crate::simd::prefetch(self.slots.slot(later));
+                crate::model::simd::prefetch(self.slots.slot(later));
             }
             let j = self.rng.random_range(0..self.slots.len);
             self.slots.emit(j, &mut self.batch);
@@ -482,7 +475,7 @@ fn shuffle_epoch(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synthetic::{SyntheticConfig, SyntheticDataset};
+    use crate::data::synthetic::{SyntheticConfig, SyntheticDataset};
 
     /// Batches of a pass, then `Ok((stats, val))` or the error.
     type Outcome = (Vec<SparseBatch>, Result<(LoadStats, Vec<Sample>), String>);

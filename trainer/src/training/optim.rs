@@ -52,5 +52,5 @@ impl Moments {
 }
 
 /// One AdamW update of `w` with gradient `g`, then clipping to `[-limit, limit]` (vectorised;
-/// see [`crate::simd::adamw_scalar`] for the plain definition).
-pub use crate::simd::adamw;
+/// see [`crate::model::simd::adamw_scalar`] for the plain definition).
+pub use crate::model::simd::adamw;

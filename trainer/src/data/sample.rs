@@ -9,10 +9,9 @@ pub struct SampleFlags(pub u8);
 impl SampleFlags {
     /// The side to move is in check.
     pub const IN_CHECK: u8 = 1;
-    /// The best move found by search is a capture.
-    pub const BEST_CAPTURE: u8 = 2;
-    /// The best move found by search promotes.
-    pub const BEST_PROMOTION: u8 = 4;
+    /// The best move found by search is noisy: a capture or a promotion (the data files'
+    /// `PositionFlags::BEST_NOISY`).
+    pub const BEST_NOISY: u8 = 2;
 
     /// Whether the side to move is in check.
     pub fn in_check(self) -> bool {
@@ -21,7 +20,7 @@ impl SampleFlags {
 
     /// Whether the best move is noisy (capture or promotion).
     pub fn noisy(self) -> bool {
-        self.0 & (Self::BEST_CAPTURE | Self::BEST_PROMOTION) != 0
+        self.0 & Self::BEST_NOISY != 0
     }
 }
 
@@ -42,9 +41,9 @@ pub struct Sample {
     pub flags: SampleFlags,
 }
 
-/// Errors from reading training data.
+/// Errors from a source of training samples (files or synthetic data).
 #[derive(Debug, Error)]
-pub enum DataError {
+pub enum SourceError {
     /// I/O failure.
     #[error("reading {path}: {cause}")]
     Io {
@@ -61,8 +60,11 @@ pub enum DataError {
         /// Record index.
         index: u64,
         /// Why.
-        reason: String,
+        reason: kage_data::CompactError,
     },
+    /// The data set names a variant the engine does not know.
+    #[error(transparent)]
+    Variant(#[from] kage_engine::SpecError),
     /// A sample is inconsistent with the feature space.
     #[error("sample has feature {feature} but the feature space has {num_features} features")]
     FeatureOutOfRange {
@@ -258,14 +260,14 @@ pub const DEFAULT_BLOCK_SAMPLES: usize = 4096;
 /// A stream of samples: one pass over a data set.
 pub trait PositionSource: Send {
     /// The next sample, or `None` at the end of the pass.
-    fn next_sample(&mut self) -> Result<Option<Sample>, DataError>;
+    fn next_sample(&mut self) -> Result<Option<Sample>, SourceError>;
 
     /// Appends the next stretch of the pass to `out` (whose blocks are empty on entry): at
     /// least one sample unless the pass has ended. On error, the samples already appended
     /// come before the error in the stream. The default reads
     /// [`DEFAULT_BLOCK_SAMPLES`] samples with [`PositionSource::next_sample`]; sources
     /// override it to decode in parallel without per-sample allocations.
-    fn next_blocks(&mut self, out: &mut BlockList) -> Result<(), DataError> {
+    fn next_blocks(&mut self, out: &mut BlockList) -> Result<(), SourceError> {
         let block = &mut out.extend(1)[0];
         while block.len() < DEFAULT_BLOCK_SAMPLES {
             match self.next_sample()? {
@@ -280,7 +282,7 @@ pub trait PositionSource: Send {
 /// A data set that can be streamed repeatedly (once per epoch), always in the same order.
 pub trait Dataset: Send + Sync {
     /// Opens a fresh pass from the beginning.
-    fn open(&self) -> Result<Box<dyn PositionSource>, DataError>;
+    fn open(&self) -> Result<Box<dyn PositionSource>, SourceError>;
     /// Short human-readable description (recorded in logs).
     fn describe(&self) -> String;
 }

@@ -1,0 +1,9 @@
+//! Training: the configuration, the trainer and its optimiser, checkpoints, and a whole run
+//! (run directory, epochs, reports, export).
+
+pub mod checkpoint;
+pub mod config;
+pub mod data_identity;
+pub mod optim;
+pub mod run;
+pub mod train;
