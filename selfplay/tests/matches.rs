@@ -372,7 +372,7 @@ fn a_flag_fall_loses() {
         r#"while read -r line; do case "$line" in
 uci) echo "option name UCI_Variant type combo default minishogi var minishogi"; echo uciok;;
 isready) echo readyok;;
-go*) sleep 0.3; echo "bestmove a1a1";;
+go*) sleep 0.7; echo "bestmove a1a1";;
 quit) exit 0;;
 esac; done
 "#,
@@ -382,7 +382,7 @@ esac; done
     let i = args.iter().position(|a| a == "--nodes").unwrap();
     args.drain(i..i + 4); // --nodes 150 --nodes-jitter 20
     let cmd = format!("cmd={slow}");
-    for a in ["--tc", "0.1+0", "--margin", "10", "--engine", "builtin", "hash=1", "--engine"] {
+    for a in ["--tc", "0.5+0", "--margin", "10", "--engine", "builtin", "hash=1", "--engine"] {
         args.push(a.into());
     }
     args.push(cmd);

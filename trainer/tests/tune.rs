@@ -33,7 +33,7 @@ fn write_scored(path: &Path, hce: &Hce, games: u64) {
             let score = hce.evaluate(&pos).clamp(-3000, 3000) as i16;
             // The side the evaluation favours wins, but for one game in eight.
             let favoured = if score >= 0 { pos.side_to_move() } else { !pos.side_to_move() };
-            let winner = Some(if state % 8 == 0 { !favoured } else { favoured });
+            let winner = Some(if state.is_multiple_of(8) { !favoured } else { favoured });
             let rec = PositionRecord::from_position(&pos, score, winner, ply, Some(m), None)
                 .expect("record");
             w.write(&rec).expect("write");

@@ -82,12 +82,17 @@ pub struct EngineSpec {
 /// The search limit of one move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MoveLimit {
+    /// Nodes per move.
     Nodes(u64),
+    /// Depth per move.
     Depth(u32),
+    /// Milliseconds per move.
     Movetime(u64),
     /// Both clocks and increments (ms), White first.
     Clock {
+        /// Time left, White first (ms).
         time: [u64; 2],
+        /// Increments, White first (ms).
         inc: [u64; 2],
     },
 }
@@ -126,8 +131,11 @@ impl MoveLimit {
 pub struct Reply {
     /// The move as it wrote it.
     pub text: String,
+    /// The score it reported last, from its side.
     pub score: Option<Score>,
+    /// The depth it reported last.
     pub depth: Option<u32>,
+    /// The nodes it reported last.
     pub nodes: Option<u64>,
 }
 

@@ -21,17 +21,23 @@ use crate::config::Adjudication;
 pub enum LimitSpec {
     /// Nodes per move, varied by up to +-`jitter` (a fraction) per move.
     Nodes {
+        /// Nodes per move.
         nodes: u64,
+        /// Largest variation, as a fraction of `nodes`.
         jitter: f64,
     },
+    /// Depth per move.
     Depth(u32),
     /// Milliseconds per move.
     Movetime(u64),
     /// A clock: base time and increment (ms); a side whose clock falls below -`margin` ms
     /// loses on time.
     Clock {
+        /// Base time (ms).
         time_ms: u64,
+        /// Increment per move (ms).
         inc_ms: u64,
+        /// How far below zero a clock may go before the flag falls (ms).
         margin_ms: u64,
     },
 }
@@ -39,6 +45,7 @@ pub enum LimitSpec {
 /// Game settings.
 #[derive(Clone, Debug)]
 pub struct GameSettings {
+    /// Search limit per move.
     pub limit: LimitSpec,
     /// A game still running after this many plies (opening included) is a draw.
     pub max_plies: u32,
@@ -57,15 +64,19 @@ pub struct GameSettings {
 pub struct GameRecord {
     /// Whether the first engine had White.
     pub first_white: bool,
+    /// White's name.
     pub white: String,
+    /// Black's name.
     pub black: String,
+    /// The position the game (opening included) starts from.
     pub start_fen: String,
     /// Opening plies at the start of `moves`.
     pub book: usize,
     /// Every move, UCI notation.
     pub moves: Vec<String>,
-    /// Per engine move: its score and thinking time (ms).
+    /// Per engine move: its score.
     pub scores: Vec<Option<Score>>,
+    /// Per engine move: its thinking time (ms).
     pub ms: Vec<u64>,
     /// `1-0`, `0-1` or `1/2-1/2`.
     pub result: String,
@@ -89,10 +100,22 @@ impl GameRecord {
 /// How a game ended.
 pub enum GameEnd {
     /// With a result.
-    Done { record: GameRecord, think: Duration, notes: Vec<String> },
+    Done {
+        /// The game.
+        record: GameRecord,
+        /// Time inside the engines' searches.
+        think: Duration,
+        /// Remarks for the log (e.g. an engine's complaint).
+        notes: Vec<String>,
+    },
     /// An engine failed (crash, hang, broken pipe): no result; `first`: whether it was
     /// the first engine.
-    Fault { first: bool, error: UciError },
+    Fault {
+        /// Whether the first engine failed.
+        first: bool,
+        /// What happened.
+        error: UciError,
+    },
     /// The match was stopped.
     Aborted,
 }

@@ -38,8 +38,11 @@ pub struct MatchConfig {
     pub variant: String,
     /// The first and the second engine (results are the first one's).
     pub engines: [EngineSpec; 2],
+    /// Search limit per move.
     pub limit: LimitSpec,
+    /// Where openings come from.
     pub openings: OpeningSpec,
+    /// Seeds openings and node jitter.
     pub seed: u64,
     /// A game still running after this many plies is a draw.
     pub max_plies: u32,

@@ -38,15 +38,29 @@ impl std::str::FromStr for Order {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum OpeningSpec {
     /// Random plies from the start position; MultiPV ones searched with `nodes` nodes.
-    Random { openings: Openings, nodes: u64 },
+    Random {
+        /// How the random plies are chosen.
+        openings: Openings,
+        /// Nodes per MultiPV search.
+        nodes: u64,
+    },
     /// A file of FENs (`;` starts EPD operations, which are ignored), with its FNV hash.
-    File { path: String, hash: String, order: Order },
+    File {
+        /// The file.
+        path: String,
+        /// Its FNV-1a hash (hex).
+        hash: String,
+        /// In file order or shuffled.
+        order: Order,
+    },
 }
 
 /// One opening: a start position and the moves played from it before the engines take over.
 #[derive(Clone, Debug)]
 pub struct Opening {
+    /// The position the opening starts from.
     pub start: Position,
+    /// Its opening moves, played from `start`.
     pub moves: Vec<Move>,
 }
 

@@ -46,6 +46,7 @@ pub enum MatchStatus {
     Complete,
     /// The GSPRT reached a bound.
     SprtAccepted,
+    /// The GSPRT accepted H0 (elo0).
     SprtRejected,
     /// Stopped from outside (Ctrl-C); rerun to resume.
     Interrupted,
@@ -54,12 +55,17 @@ pub enum MatchStatus {
 /// The figures of a match.
 #[derive(Clone, Debug, Serialize)]
 pub struct MatchReport {
+    /// How the match ended.
     pub status: MatchStatus,
+    /// The variant played.
     pub variant: String,
+    /// Player names, first engine first.
     pub engines: [String; 2],
     /// Counts from the first engine's point of view.
     pub counts: Counts,
+    /// Elo figures (none before the first game).
     pub elo: Option<Elo>,
+    /// The GSPRT state, with `--sprt`.
     pub sprt: Option<SprtState>,
     /// Pairs in the log (this run and earlier ones).
     pub pairs: u64,
@@ -67,15 +73,20 @@ pub struct MatchReport {
     pub pairs_played: u64,
     /// Engine faults (crash, hang) this run; illegal moves and time forfeits (all pairs).
     pub faults: u64,
+    /// Illegal moves (each lost its game), all pairs.
     pub illegal_moves: u64,
+    /// Games lost on time, all pairs.
     pub time_forfeits: u64,
     /// Wall time of this run (s).
     pub wall_s: f64,
     /// Time inside engine searches (from `go` to the move, s), and the workers' lifetimes
     /// (s); the runner's overhead is 1 - think / worker.
     pub think_s: f64,
+    /// The worker threads' lifetimes (s).
     pub worker_s: f64,
+    /// The runner's overhead: 1 - think / worker.
     pub overhead: f64,
+    /// The match directory.
     pub dir: PathBuf,
 }
 
@@ -220,8 +231,10 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
         .iter()
         .map(|e| match &e.kind {
             EngineKind::Builtin { net, params, .. } => {
-                engine::load_evaluator(net.as_ref(), params.as_ref(), variant)
-                    .map_err(|m| setup(format!("engine {:?}: evaluation {m}", e.name)))
+                engine::load_evaluator(net.as_ref(), params.as_ref(), variant).map_err(|m| {
+                    let what = if params.is_some() { "parameters" } else { "network" };
+                    setup(format!("engine {:?}: {what} {m}", e.name))
+                })
             }
             EngineKind::Uci(_) => Ok(Evaluator::HandCrafted),
         })

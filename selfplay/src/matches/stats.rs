@@ -42,9 +42,11 @@ pub fn elo_of_score(x: f64) -> f64 {
 /// Counts of one match from the first engine's point of view.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Counts {
-    /// Games won, drawn and lost by the first engine.
+    /// Games won by the first engine.
     pub wins: u64,
+    /// Games drawn.
     pub draws: u64,
+    /// Games lost.
     pub losses: u64,
     /// Game pairs by the first engine's points: [0, 0.5, 1, 1.5, 2] i.e.
     /// [LL, LD, DD+WL, WD, WW].
@@ -137,8 +139,9 @@ pub struct SprtState {
     pub sprt: Sprt,
     /// Its LLR.
     pub llr: f64,
-    /// Lower and upper bounds.
+    /// Lower bound: H0 is accepted at or below it.
     pub lower: f64,
+    /// Upper bound: H1 is accepted at or above it.
     pub upper: f64,
     /// Verdict.
     pub verdict: Verdict,

@@ -30,19 +30,34 @@ pub struct UciSpec {
 pub enum UciError {
     /// The process could not be started.
     #[error("cannot start {cmd:?}: {err}")]
-    Spawn { cmd: String, err: std::io::Error },
+    Spawn {
+        /// The command.
+        cmd: String,
+        /// Why.
+        err: std::io::Error,
+    },
     /// Its output ended (it exited or crashed).
     #[error("the engine exited ({0})")]
     Exited(String),
     /// It did not answer in time.
     #[error("no {what} within {ms} ms")]
-    Timeout { what: &'static str, ms: u64 },
+    Timeout {
+        /// What was awaited (`uciok`, `bestmove`, ...).
+        what: &'static str,
+        /// How long (ms).
+        ms: u64,
+    },
     /// Writing to it failed.
     #[error("cannot write to the engine: {0}")]
     Write(std::io::Error),
     /// It does not play the variant.
     #[error("the engine does not know variant {variant:?}{detail}")]
-    UnknownVariant { variant: String, detail: String },
+    UnknownVariant {
+        /// The variant asked for.
+        variant: String,
+        /// What the engine offers instead, if it said.
+        detail: String,
+    },
 }
 
 /// A running outside engine.

@@ -139,7 +139,11 @@ impl FileDataset {
 
 /// After a file was read to its end: its damage, as an error unless `allow` (then as a
 /// warning on standard error).
-fn check_damage(reader: &Reader<PositionRecord>, path: &str, allow: bool) -> Result<(), SourceError> {
+fn check_damage(
+    reader: &Reader<PositionRecord>,
+    path: &str,
+    allow: bool,
+) -> Result<(), SourceError> {
     let damage = reader.damage();
     let Some(first) = damage.first() else { return Ok(()) };
     let lost = match reader.declared_records() {

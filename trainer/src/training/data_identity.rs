@@ -5,7 +5,7 @@
 //! of the first and last MiB: the header, and the end marker with the record total).
 
 use crate::error::{TrainError, io_err};
-use kage_engine::nnue::checksum::fnv1a64;
+use kage_engine::util::hash::fnv1a64;
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};

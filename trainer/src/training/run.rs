@@ -4,12 +4,12 @@ use crate::data::loader::{EpochLoader, LoaderConfig, LoaderMsg, keep};
 use crate::data::sample::{Dataset, Sample};
 use crate::data::space::{self, FeatureSpace};
 use crate::data::synthetic::SyntheticDataset;
-use crate::training::data_identity::DataIdentity;
 use crate::error::{TrainError, io_err};
 use crate::export::report;
 use crate::export::{ExportInfo, quantise};
 use crate::training::checkpoint::{self, CheckpointState};
 use crate::training::config::TrainConfig;
+use crate::training::data_identity::DataIdentity;
 use crate::training::train::{EpochMetrics, Trainer};
 use indicatif::{ProgressBar, ProgressStyle};
 use kage_engine::util::hash::fnv1a64;
@@ -80,7 +80,9 @@ pub fn run_id(config_toml: &str) -> String {
 fn open_dataset(cfg: &TrainConfig, space: &FeatureSpace) -> Result<Arc<dyn Dataset>, TrainError> {
     match &cfg.synthetic {
         Some(s) => Ok(Arc::new(SyntheticDataset::new(s.clone()))),
-        None => Ok(crate::data::decode::open_files(space, &cfg.data, cfg.decode, cfg.allow_damaged)?),
+        None => {
+            Ok(crate::data::decode::open_files(space, &cfg.data, cfg.decode, cfg.allow_damaged)?)
+        }
     }
 }
 

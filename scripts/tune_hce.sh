@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The hand-crafted evaluation's recipe: self-play with the current parameters, fit the
+# parameters to the positions' search scores (`kage-train tune`, Texel-style), then judge the
+# result with a match against the built-in parameters. Thin orchestration; each step resumes.
+#
+#   scripts/tune_hce.sh                         # all four variants, defaults below
+#   VARIANTS=shinobi GAMES=4000 scripts/tune_hce.sh
+#   INSTALL=1 scripts/tune_hce.sh               # copy parameters whose match interval is above 0
+#                                               # into engine/src/eval/params/<variant>.toml
+#
+# Layout: $OUT/data/<variant>/ (self-play), $OUT/<variant>.toml (tuned parameters),
+# $OUT/match-<variant>/ (tuned against built-in: summary.json, games.pgn).
+set -euo pipefail
+
+VARIANTS=${VARIANTS:-"shinobiplus shinobi gorogoroplus minishogi"}
+GAMES=${GAMES:-2000}
+NODES=${NODES:-4000}
+SEED=${SEED:-11}
+MATCH_GAMES=${MATCH_GAMES:-200}
+THREADS=${THREADS:-$(nproc)}
+OUT=${OUT:-runs/tune-hce}
+BIN=${BIN:-target/release}
+INSTALL=${INSTALL:-0}
+
+if [ ! -x "$BIN/kage-selfplay" ] || [ ! -x "$BIN/kage-train" ]; then
+  cargo build --release -p kage-selfplay -p kage-train
+fi
+mkdir -p "$OUT"
+for v in $VARIANTS; do
+  echo "== $v: self-play ($GAMES games, $NODES nodes per move)"
+  "$BIN/kage-selfplay" generate --variant "$v" --games "$GAMES" --nodes "$NODES" \
+    --seed "$SEED" --threads "$THREADS" --out "$OUT/data" --quiet
+  echo "== $v: tune"
+  "$BIN/kage-train" tune --variant "$v" --data "$OUT/data/$v/positions.kdata" \
+    --seed "$SEED" --out "$OUT/$v.toml" 2>/dev/null
+  echo "== $v: match, tuned against built-in ($MATCH_GAMES games, $NODES nodes per move)"
+  "$BIN/kage-selfplay" match --variant "$v" --games "$MATCH_GAMES" --nodes "$NODES" \
+    --nodes-jitter 5 --threads "$THREADS" --seed "$SEED" --quiet \
+    --engine builtin "params=$OUT/$v.toml" name=tuned --engine builtin name=builtin \
+    --out "$OUT/match-$v"
+  if [ "$INSTALL" = 1 ]; then
+    lower=$(python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['elo']; print(e['elo']-e['elo95'])" \
+      "$OUT/match-$v/summary.json")
+    if python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > 0 else 1)" "$lower"; then
+      cp "$OUT/$v.toml" "engine/src/eval/params/$v.toml"
+      echo "   installed engine/src/eval/params/$v.toml (Elo lower bound $lower)"
+    else
+      echo "   not installed: the match does not show a gain (Elo lower bound $lower)"
+    fi
+  fi
+done
