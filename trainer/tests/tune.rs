@@ -49,21 +49,31 @@ fn tuning_recovers_a_changed_piece_value() {
     let path = dir.join("scored.kdata");
     let v = Variant::by_name("minishogi").expect("variant");
     let base = EvalParams::for_variant("minishogi");
+    // The truth: pawns on the board worth 120 cp more than the built-in value.
+    let start = base
+        .material
+        .get("P")
+        .copied()
+        .unwrap_or(v.kind_by_symbol('P', false).map_or(100, |k| v.kind(k).value));
     let mut truth = base.clone();
-    truth.hand.insert("P".into(), 260);
-    truth.material.insert("P".into(), 220);
+    truth.material.insert("P".into(), start + 120);
     write_scored(&path, &Hce::with_params(v, &truth), 400);
     let cfg = TuneConfig {
         data: vec![path.clone()],
-        iterations: 300,
-        lr: 4.0,
+        iterations: 400,
+        lr: 8.0,
         val_fraction: 0.2,
         ..TuneConfig::default()
     };
     let r = tune(v, &base, &cfg, |_, _| {}).expect("tuning runs");
     assert!(r.val_mse.1 < 0.5 * r.val_mse.0, "held-out error {:?}", r.val_mse);
-    let pawn = r.params.iter().find(|p| p.0 == "material.P").expect("pawn value");
-    assert!(pawn.1 == 100.0 && pawn.2 > 160.0, "pawn value {} -> {}", pawn.1, pawn.2);
+    // Material and advancement of a pawn add up (the split between them is free), so the
+    // test looks at a pawn on its start rank: material.P + advance.P[1].
+    let value = |name: &str| r.params.iter().find(|p| p.0 == name).expect(name).clone();
+    let (m, a) = (value("material.P"), value("advance.P[1]"));
+    let (before, after) = (m.1 + a.1, m.2 + a.2);
+    assert!(m.1 == f64::from(start), "pawn value starts at {}", m.1);
+    assert!(after > before + 90.0, "pawn on rank 2: {before} -> {after} (truth +120)");
 
     // Same data and seed, other thread count: the same parameters.
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");

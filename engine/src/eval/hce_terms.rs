@@ -203,10 +203,10 @@ pub fn params_toml(p: &EvalParams, header: &str) -> String {
     for line in header.lines() {
         let _ = writeln!(s, "# {line}");
     }
-    let _ = writeln!(s, "tempo = {}", p.tempo);
+    let _ = writeln!(s, "# Bonus for the side to move (cp).\ntempo = {}", p.tempo);
     let list = |v: &[i32]| v.iter().map(i32::to_string).collect::<Vec<_>>().join(", ");
-    let mut table = |name: &str, entries: Vec<(String, String)>| {
-        let _ = writeln!(s, "\n[{name}]");
+    let mut table = |name: &str, about: &str, entries: Vec<(String, String)>| {
+        let _ = writeln!(s, "\n# {about}\n[{name}]");
         for (k, v) in entries {
             let _ = writeln!(s, "{k:?} = {v}");
         }
@@ -216,12 +216,24 @@ pub fn params_toml(p: &EvalParams, header: &str) -> String {
         e.sort();
         e
     };
-    table("material", p.material.iter().map(|(k, v)| (k.clone(), v.to_string())).collect());
-    table("hand", p.hand.iter().map(|(k, v)| (k.clone(), v.to_string())).collect());
-    table("advance", sorted(&p.advance));
+    table(
+        "material",
+        "Material on the board by piece symbol (cp).",
+        p.material.iter().map(|(k, v)| (k.clone(), v.to_string())).collect(),
+    );
+    table(
+        "hand",
+        "Material in hand by piece symbol (cp).",
+        p.hand.iter().map(|(k, v)| (k.clone(), v.to_string())).collect(),
+    );
+    table(
+        "advance",
+        "Advancement bonus by relative rank (index 0 = the piece's own first rank).",
+        sorted(&p.advance),
+    );
     let mut center: Vec<_> = p.center.iter().map(|(k, v)| (k.clone(), v.to_string())).collect();
     center.sort();
-    table("center", center);
+    table("center", "Centrality bonus per step towards the centre.", center);
     let _ = writeln!(
         s,
         "\n[king]\nadvance = [{}]\nflag = [{}]",
