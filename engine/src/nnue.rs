@@ -15,6 +15,8 @@ pub mod error;
 pub mod features;
 pub mod format;
 pub mod network;
+pub mod simd;
+pub mod stack;
 
 pub use accumulator::Accumulator;
 pub use error::NetError;

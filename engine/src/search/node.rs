@@ -154,10 +154,8 @@ impl<'a> Ctx<'a> {
 
     #[inline]
     fn evaluate(&mut self, pos: &Position) -> i32 {
-        match self.nnue.as_ref() {
-            Some(n) => {
-                n.evaluate_current(pos.side_to_move()).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
-            }
+        match self.nnue.as_mut() {
+            Some(n) => n.evaluate_current(pos).clamp(-MATE_BOUND + 1, MATE_BOUND - 1),
             None => self.hce.evaluate(pos),
         }
     }
@@ -166,15 +164,15 @@ impl<'a> Ctx<'a> {
     #[inline]
     pub fn enter(&mut self, parent: &Position, child: &Position) {
         if let Some(n) = self.nnue.as_mut() {
-            n.apply(parent, child);
+            n.push(parent, child);
         }
     }
 
-    /// Returns from `child` to `parent`.
+    /// Returns from the child entered last to its parent.
     #[inline]
-    pub fn leave(&mut self, parent: &Position, child: &Position) {
+    pub fn leave(&mut self) {
         if let Some(n) = self.nnue.as_mut() {
-            n.apply(child, parent);
+            n.pop();
         }
     }
 
@@ -411,7 +409,7 @@ impl<'a> Ctx<'a> {
                 s
             };
             self.pop();
-            self.leave(pos, &child);
+            self.leave();
             if self.aborted {
                 self.put_frame(ply, f);
                 return 0;
@@ -472,7 +470,7 @@ impl<'a> Ctx<'a> {
         let q = if evasion || child.in_check() { qdepth + 1 } else { qdepth };
         self.enter(pos, &child);
         let s = -self.qsearch(&child, -beta, -alpha, ply + 1, m, q);
-        self.leave(pos, &child);
+        self.leave();
         s
     }
 

@@ -1,0 +1,394 @@
+//! The hot loops of NNUE inference with SIMD twins: accumulator updates (`dst = src + rows -
+//! rows`), the clipped ReLU of both accumulators and the first head layer's dot products.
+//!
+//! Every operation has a scalar reference and, on x86-64, an AVX2 and an AVX-512 (BW) path
+//! chosen at run time ([`Level::detect`]). All paths compute exactly the same integers: i16
+//! adds wrap in every path, and the dot products sum i16 x i16 products in wrapping i32 (the
+//! order of wrapping additions does not change their result). This module holds all of the
+//! NNUE code's `unsafe`.
+
+use super::network::QA;
+
+/// An instruction-set level for the NNUE loops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// Portable scalar code (the reference).
+    Scalar,
+    /// x86-64 AVX2 (256-bit vectors).
+    Avx2,
+    /// x86-64 AVX-512 F + BW (512-bit vectors).
+    Avx512,
+}
+
+impl Level {
+    /// The best level this CPU supports.
+    pub fn detect() -> Level {
+        Level::available().into_iter().last().unwrap_or(Level::Scalar)
+    }
+
+    /// Every level this CPU supports, scalar first.
+    pub fn available() -> Vec<Level> {
+        let mut out = vec![Level::Scalar];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if is_x86_feature_detected!("avx2") {
+                out.push(Level::Avx2);
+            }
+            if has_avx512() {
+                out.push(Level::Avx512);
+            }
+        }
+        out
+    }
+
+    /// This level, or a lower one whose vectors divide a row of `len` i16 values.
+    fn for_len(self, len: usize) -> Level {
+        match self {
+            Level::Avx512 if len.is_multiple_of(32) => Level::Avx512,
+            Level::Avx512 | Level::Avx2 if len.is_multiple_of(16) => Level::Avx2,
+            _ => Level::Scalar,
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn has_avx512() -> bool {
+    is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw")
+}
+
+fn check_rows(weights: &[i16], h: usize, features: &[u32]) {
+    for &f in features {
+        let end = (f as usize + 1).checked_mul(h);
+        assert!(end.is_some_and(|e| e <= weights.len()), "NNUE feature {f} out of range");
+    }
+}
+
+/// `dst = src + sum of rows add - sum of rows sub` (wrapping i16), where row `f` is
+/// `weights[f * h..(f + 1) * h]` and `h = dst.len()`.
+///
+/// # Panics
+/// Panics if `src` is not as long as `dst` or a row lies outside `weights`.
+pub fn update(
+    level: Level,
+    dst: &mut [i16],
+    src: &[i16],
+    weights: &[i16],
+    add: &[u32],
+    sub: &[u32],
+) {
+    let h = dst.len();
+    assert_eq!(src.len(), h, "accumulator widths differ");
+    check_rows(weights, h, add);
+    check_rows(weights, h, sub);
+    match level.for_len(h) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `for_len` keeps a vector level only when the CPU was found to support it
+        // (callers pass a level from `detect`/`available`, checked again below) and `h` is a
+        // multiple of the vector width; all rows were bounds-checked above.
+        Level::Avx512 if has_avx512() => unsafe { x86::update_avx512(dst, src, weights, add, sub) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above, for AVX2.
+        Level::Avx2 if is_x86_feature_detected!("avx2") => unsafe {
+            x86::update_avx2(dst, src, weights, add, sub)
+        },
+        _ => update_scalar(dst, src, weights, add, sub),
+    }
+}
+
+/// Scalar twin of [`update`].
+pub fn update_scalar(dst: &mut [i16], src: &[i16], weights: &[i16], add: &[u32], sub: &[u32]) {
+    let h = dst.len();
+    dst.copy_from_slice(src);
+    for &f in add {
+        let row = &weights[f as usize * h..(f as usize + 1) * h];
+        dst.iter_mut().zip(row).for_each(|(d, &w)| *d = d.wrapping_add(w));
+    }
+    for &f in sub {
+        let row = &weights[f as usize * h..(f as usize + 1) * h];
+        dst.iter_mut().zip(row).for_each(|(d, &w)| *d = d.wrapping_sub(w));
+    }
+}
+
+/// `act = clamp([stm, nstm], 0, QA)`.
+///
+/// # Panics
+/// Panics if `act` is not as long as `stm` and `nstm` together, or they differ in length.
+pub fn crelu(level: Level, stm: &[i16], nstm: &[i16], act: &mut [i16]) {
+    let h = stm.len();
+    assert!(nstm.len() == h && act.len() == 2 * h, "activation widths differ");
+    match level.for_len(h) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the CPU supports the level (checked) and all three slices have the lengths
+        // asserted above, multiples of the vector width.
+        Level::Avx512 if has_avx512() => unsafe { x86::crelu_avx512(stm, nstm, act) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above, for AVX2.
+        Level::Avx2 if is_x86_feature_detected!("avx2") => unsafe {
+            x86::crelu_avx2(stm, nstm, act)
+        },
+        _ => crelu_scalar(stm, nstm, act),
+    }
+}
+
+/// Scalar twin of [`crelu`].
+pub fn crelu_scalar(stm: &[i16], nstm: &[i16], act: &mut [i16]) {
+    for (d, &a) in act.iter_mut().zip(stm.iter().chain(nstm)) {
+        *d = a.clamp(0, QA as i16);
+    }
+}
+
+/// `out[j] = sum_i act[i] * rows[j * n + i]` in wrapping i32, with `n = act.len()`.
+///
+/// # Panics
+/// Panics if `rows` does not hold `out.len()` rows of `act.len()` values.
+pub fn dots(level: Level, act: &[i16], rows: &[i16], out: &mut [i32]) {
+    assert_eq!(rows.len(), act.len() * out.len(), "weight rows do not match");
+    match level.for_len(act.len()) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the CPU supports the level (checked), `act.len()` is a multiple of the vector
+        // width and `rows` holds exactly `out.len()` rows of that length (asserted).
+        Level::Avx512 if has_avx512() => unsafe { x86::dots_avx512(act, rows, out) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above, for AVX2.
+        Level::Avx2 if is_x86_feature_detected!("avx2") => unsafe {
+            x86::dots_avx2(act, rows, out)
+        },
+        _ => dots_scalar(act, rows, out),
+    }
+}
+
+/// Scalar twin of [`dots`].
+pub fn dots_scalar(act: &[i16], rows: &[i16], out: &mut [i32]) {
+    let n = act.len();
+    for (j, o) in out.iter_mut().enumerate() {
+        *o = act
+            .iter()
+            .zip(&rows[j * n..(j + 1) * n])
+            .fold(0i32, |s, (&a, &w)| s.wrapping_add(i32::from(a).wrapping_mul(i32::from(w))));
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::QA;
+    use std::arch::x86_64::*;
+
+    /// # Safety
+    /// AVX2 must be available, `dst.len() == src.len()` a multiple of 16, and every row `f` of
+    /// `add`/`sub` within `weights` (`(f + 1) * dst.len() <= weights.len()`).
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn update_avx2(
+        dst: &mut [i16],
+        src: &[i16],
+        weights: &[i16],
+        add: &[u32],
+        sub: &[u32],
+    ) {
+        let h = dst.len();
+        let w = weights.as_ptr();
+        for c in (0..h).step_by(16) {
+            // SAFETY: `c + 16 <= h` for every chunk, rows lie within `weights` (caller), and
+            // unaligned loads/stores are used.
+            unsafe {
+                let mut v = _mm256_loadu_si256(src.as_ptr().add(c).cast());
+                for &f in add {
+                    let r = _mm256_loadu_si256(w.add(f as usize * h + c).cast());
+                    v = _mm256_add_epi16(v, r);
+                }
+                for &f in sub {
+                    let r = _mm256_loadu_si256(w.add(f as usize * h + c).cast());
+                    v = _mm256_sub_epi16(v, r);
+                }
+                _mm256_storeu_si256(dst.as_mut_ptr().add(c).cast(), v);
+            }
+        }
+    }
+
+    /// # Safety
+    /// As [`update_avx2`], with AVX-512 BW and a multiple of 32.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub unsafe fn update_avx512(
+        dst: &mut [i16],
+        src: &[i16],
+        weights: &[i16],
+        add: &[u32],
+        sub: &[u32],
+    ) {
+        let h = dst.len();
+        let w = weights.as_ptr();
+        for c in (0..h).step_by(32) {
+            // SAFETY: `c + 32 <= h` for every chunk, rows lie within `weights` (caller), and
+            // unaligned loads/stores are used.
+            unsafe {
+                let mut v = _mm512_loadu_si512(src.as_ptr().add(c).cast());
+                for &f in add {
+                    let r = _mm512_loadu_si512(w.add(f as usize * h + c).cast());
+                    v = _mm512_add_epi16(v, r);
+                }
+                for &f in sub {
+                    let r = _mm512_loadu_si512(w.add(f as usize * h + c).cast());
+                    v = _mm512_sub_epi16(v, r);
+                }
+                _mm512_storeu_si512(dst.as_mut_ptr().add(c).cast(), v);
+            }
+        }
+    }
+
+    /// # Safety
+    /// AVX2 must be available; `stm.len() == nstm.len()` a multiple of 16 and
+    /// `act.len() == 2 * stm.len()`.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn crelu_avx2(stm: &[i16], nstm: &[i16], act: &mut [i16]) {
+        let h = stm.len();
+        let (zero, top) = (_mm256_setzero_si256(), _mm256_set1_epi16(QA as i16));
+        for (half, src) in [stm, nstm].into_iter().enumerate() {
+            for c in (0..h).step_by(16) {
+                // SAFETY: `c + 16 <= h` and `half * h + c + 16 <= 2 * h` (lengths from the
+                // caller); unaligned loads/stores.
+                unsafe {
+                    let v = _mm256_loadu_si256(src.as_ptr().add(c).cast());
+                    let v = _mm256_min_epi16(_mm256_max_epi16(v, zero), top);
+                    _mm256_storeu_si256(act.as_mut_ptr().add(half * h + c).cast(), v);
+                }
+            }
+        }
+    }
+
+    /// # Safety
+    /// As [`crelu_avx2`], with AVX-512 BW and a multiple of 32.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub unsafe fn crelu_avx512(stm: &[i16], nstm: &[i16], act: &mut [i16]) {
+        let h = stm.len();
+        let (zero, top) = (_mm512_setzero_si512(), _mm512_set1_epi16(QA as i16));
+        for (half, src) in [stm, nstm].into_iter().enumerate() {
+            for c in (0..h).step_by(32) {
+                // SAFETY: `c + 32 <= h` and `half * h + c + 32 <= 2 * h` (lengths from the
+                // caller); unaligned loads/stores.
+                unsafe {
+                    let v = _mm512_loadu_si512(src.as_ptr().add(c).cast());
+                    let v = _mm512_min_epi16(_mm512_max_epi16(v, zero), top);
+                    _mm512_storeu_si512(act.as_mut_ptr().add(half * h + c).cast(), v);
+                }
+            }
+        }
+    }
+
+    /// # Safety
+    /// AVX2 must be available; `act.len()` a multiple of 16 and
+    /// `rows.len() == act.len() * out.len()`.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn dots_avx2(act: &[i16], rows: &[i16], out: &mut [i32]) {
+        let n = act.len();
+        for (j, o) in out.iter_mut().enumerate() {
+            let mut s = _mm256_setzero_si256();
+            for c in (0..n).step_by(16) {
+                // SAFETY: `c + 16 <= n` and `j * n + c + 16 <= rows.len()` (caller).
+                unsafe {
+                    let a = _mm256_loadu_si256(act.as_ptr().add(c).cast());
+                    let w = _mm256_loadu_si256(rows.as_ptr().add(j * n + c).cast());
+                    s = _mm256_add_epi32(s, _mm256_madd_epi16(a, w));
+                }
+            }
+            let q = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+            let q = _mm_add_epi32(q, _mm_shuffle_epi32(q, 0b01_00_11_10));
+            let q = _mm_add_epi32(q, _mm_shuffle_epi32(q, 0b10_11_00_01));
+            *o = _mm_cvtsi128_si32(q);
+        }
+    }
+
+    /// # Safety
+    /// As [`dots_avx2`], with AVX-512 BW and a multiple of 32.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub unsafe fn dots_avx512(act: &[i16], rows: &[i16], out: &mut [i32]) {
+        let n = act.len();
+        for (j, o) in out.iter_mut().enumerate() {
+            let mut s = _mm512_setzero_si512();
+            for c in (0..n).step_by(32) {
+                // SAFETY: `c + 32 <= n` and `j * n + c + 32 <= rows.len()` (caller).
+                unsafe {
+                    let a = _mm512_loadu_si512(act.as_ptr().add(c).cast());
+                    let w = _mm512_loadu_si512(rows.as_ptr().add(j * n + c).cast());
+                    s = _mm512_add_epi32(s, _mm512_madd_epi16(a, w));
+                }
+            }
+            *o = _mm512_reduce_add_epi32(s);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator (xorshift64*), full i16 range.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        fn i16s(&mut self, n: usize) -> Vec<i16> {
+            (0..n).map(|_| (self.next() >> 48) as u16 as i16).collect()
+        }
+    }
+
+    #[test]
+    fn every_level_equals_the_scalar_reference() {
+        let mut rng = Rng(0x1234_5678_9abc_def1);
+        let levels = Level::available();
+        for h in [8usize, 16, 32, 48, 128, 256] {
+            for _ in 0..20 {
+                let (nf, k) = (40usize, 8usize);
+                let weights = rng.i16s(nf * h);
+                let src = rng.i16s(h);
+                let add: Vec<u32> = (0..rng.next() % 6).map(|_| (rng.next() % 40) as u32).collect();
+                let sub: Vec<u32> = (0..rng.next() % 6).map(|_| (rng.next() % 40) as u32).collect();
+                let mut want = vec![0i16; h];
+                update_scalar(&mut want, &src, &weights, &add, &sub);
+                let other = rng.i16s(h);
+                let mut act_want = vec![0i16; 2 * h];
+                crelu_scalar(&src, &other, &mut act_want);
+                // Dot products with activations over the full i16 range wrap in i32: every
+                // path must wrap the same way.
+                let act_any = rng.i16s(2 * h);
+                let rows = rng.i16s(k * 2 * h);
+                let mut dots_want = vec![0i32; k];
+                dots_scalar(&act_any, &rows, &mut dots_want);
+                for &level in &levels {
+                    let mut got = vec![0i16; h];
+                    update(level, &mut got, &src, &weights, &add, &sub);
+                    assert_eq!(got, want, "update {level:?} h={h}");
+                    let mut act = vec![0i16; 2 * h];
+                    crelu(level, &src, &other, &mut act);
+                    assert_eq!(act, act_want, "crelu {level:?} h={h}");
+                    let mut d = vec![0i32; k];
+                    dots(level, &act_any, &rows, &mut d);
+                    assert_eq!(d, dots_want, "dots {level:?} h={h}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn scalar_update_adds_and_subtracts_rows() {
+        let weights: Vec<i16> = (0..12).collect(); // 3 rows of 4
+        let mut dst = [0i16; 4];
+        update_scalar(&mut dst, &[100, 100, 100, 100], &weights, &[0, 2], &[1]);
+        assert_eq!(dst, [104, 105, 106, 107]);
+        let mut act = [0i16; 4];
+        crelu_scalar(&[-5, 200], &[127, 3], &mut act);
+        assert_eq!(act, [0, 127, 127, 3]);
+        let mut out = [0i32; 2];
+        dots_scalar(&[1, 2], &[3, 4, -5, 6], &mut out);
+        assert_eq!(out, [11, 7]);
+    }
+
+    #[test]
+    #[should_panic(expected = "out of range")]
+    fn a_row_outside_the_weights_is_refused() {
+        let mut dst = [0i16; 16];
+        update(Level::detect(), &mut dst, &[0; 16], &[0; 32], &[2], &[]);
+    }
+}
