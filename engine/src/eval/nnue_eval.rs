@@ -7,7 +7,7 @@
 
 use crate::nnue::features::active_features;
 use crate::nnue::network::{QA, QB, QB_SHIFT};
-use crate::nnue::simd::{self, Level};
+use crate::nnue::simd::{self, HeadWeights, Level};
 use crate::nnue::stack::AccumulatorStack;
 use crate::nnue::{Accumulator, Network};
 use crate::position::Position;
@@ -20,8 +20,8 @@ pub struct NnueEval {
     net: Arc<Network>,
     level: Level,
     stack: AccumulatorStack,
-    /// The L1 weights widened to i16 (same layout) for the SIMD dot products.
-    l1_wide: Vec<i16>,
+    /// The L1 weights widened to i16, prepared for the SIMD dot products.
+    l1: HeadWeights,
     act: Vec<i16>,
     hidden: Vec<i32>,
     /// Reference (i32) accumulators for [`NnueEval::evaluate`].
@@ -38,14 +38,15 @@ impl NnueEval {
     /// As [`NnueEval::new`] with a given SIMD level (tests compare levels).
     pub fn with_level(net: Arc<Network>, variant: &'static Variant, level: Level) -> NnueEval {
         let stack = AccumulatorStack::with_level(&net, variant, level);
-        let l1_wide = net.weights().l1_weights.iter().map(|&w| i16::from(w)).collect();
         let h = net.ft_size();
         let k = net.weights().l1_bias.len();
+        let l1_wide = net.weights().l1_weights.iter().map(|&w| i16::from(w)).collect();
+        let l1 = HeadWeights::new(l1_wide, 2 * h, k);
         let scratch = [Accumulator::new(&net), Accumulator::new(&net)];
         NnueEval {
             level,
             stack,
-            l1_wide,
+            l1,
             act: vec![0; 2 * h],
             hidden: vec![0; k],
             scratch,
@@ -98,7 +99,7 @@ impl NnueEval {
         self.stack.update(&self.net, pos);
         let stm = pos.side_to_move();
         simd::crelu(self.level, self.stack.current(stm), self.stack.current(!stm), &mut self.act);
-        simd::dots(self.level, &self.act, &self.l1_wide, &mut self.hidden);
+        simd::dots(self.level, &self.act, &self.l1, &mut self.hidden);
         // The reference's head (`Network::raw_output`) from here on.
         let w = self.net.weights();
         let mut out = w.out_bias;

@@ -137,27 +137,73 @@ pub fn crelu_scalar(stm: &[i16], nstm: &[i16], act: &mut [i16]) {
     }
 }
 
-/// `out[j] = sum_i act[i] * rows[j * n + i]` in wrapping i32, with `n = act.len()`.
-///
-/// # Panics
-/// Panics if `rows` does not hold `out.len()` rows of `act.len()` values.
-pub fn dots(level: Level, act: &[i16], rows: &[i16], out: &mut [i32]) {
-    assert_eq!(rows.len(), act.len() * out.len(), "weight rows do not match");
-    match level.for_len(act.len()) {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: the CPU supports the level (checked), `act.len()` is a multiple of the vector
-        // width and `rows` holds exactly `out.len()` rows of that length (asserted).
-        Level::Avx512 if has_avx512() => unsafe { x86::dots_avx512(act, rows, out) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: as above, for AVX2.
-        Level::Avx2 if is_x86_feature_detected!("avx2") => unsafe {
-            x86::dots_avx2(act, rows, out)
-        },
-        _ => dots_scalar(act, rows, out),
+/// First-layer weights for [`dots`]: `k` rows of `n` values (row-major, the reference
+/// layout) and the same weights interleaved by input pairs for the vector paths: pair `p`
+/// of output `j` is at `pairs[2 * (p * k + j)..][..2]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeadWeights {
+    n: usize,
+    k: usize,
+    rows: Vec<i16>,
+    pairs: Vec<i16>,
+}
+
+impl HeadWeights {
+    /// Prepares `k` rows of `n` weights each (`rows[j * n + i]`).
+    ///
+    /// # Panics
+    /// Panics if `rows.len() != n * k` or `n` is odd.
+    pub fn new(rows: Vec<i16>, n: usize, k: usize) -> HeadWeights {
+        assert!(rows.len() == n * k && n.is_multiple_of(2), "head weights are not k rows of even n");
+        let mut pairs = vec![0i16; n * k];
+        for p in 0..n / 2 {
+            for j in 0..k {
+                pairs[2 * (p * k + j)] = rows[j * n + 2 * p];
+                pairs[2 * (p * k + j) + 1] = rows[j * n + 2 * p + 1];
+            }
+        }
+        HeadWeights { n, k, rows, pairs }
+    }
+
+    /// Inputs per row.
+    pub fn inputs(&self) -> usize {
+        self.n
+    }
+
+    /// Rows (outputs).
+    pub fn outputs(&self) -> usize {
+        self.k
     }
 }
 
-/// Scalar twin of [`dots`].
+/// `out[j] = sum_i act[i] * w.rows[j * n + i]` in wrapping i32, with `n = act.len()`.
+///
+/// # Panics
+/// Panics if `act` and `out` do not match the weights' `n` and `k`.
+pub fn dots(level: Level, act: &[i16], w: &HeadWeights, out: &mut [i32]) {
+    assert!(act.len() == w.n && out.len() == w.k, "head widths differ");
+    // The vector paths hold 8 (AVX2) or 16 (AVX-512) outputs per register.
+    let level = match level {
+        Level::Avx512 if w.k.is_multiple_of(16) => Level::Avx512,
+        Level::Avx512 | Level::Avx2 if w.k.is_multiple_of(8) => Level::Avx2,
+        _ => Level::Scalar,
+    };
+    match level {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the CPU supports the level (checked), `k` is a multiple of the register's
+        // outputs, and `pairs` holds `n / 2 * k` pairs with `act.len() == n` (asserted above
+        // and by `HeadWeights::new`).
+        Level::Avx512 if has_avx512() => unsafe { x86::dots_avx512(act, &w.pairs, out) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above, for AVX2.
+        Level::Avx2 if is_x86_feature_detected!("avx2") => unsafe {
+            x86::dots_avx2(act, &w.pairs, out)
+        },
+        _ => dots_scalar(act, &w.rows, out),
+    }
+}
+
+/// Scalar twin of [`dots`] on row-major weights (`rows[j * act.len() + i]`).
 pub fn dots_scalar(act: &[i16], rows: &[i16], out: &mut [i32]) {
     let n = act.len();
     for (j, o) in out.iter_mut().enumerate() {
@@ -273,45 +319,100 @@ mod x86 {
         }
     }
 
+    /// Reads input pair `p` of `act` as one i32 (both i16 lanes), for a broadcast.
+    ///
     /// # Safety
-    /// AVX2 must be available; `act.len()` a multiple of 16 and
-    /// `rows.len() == act.len() * out.len()`.
+    /// `2 * p + 1 < act.len()`.
+    #[inline(always)]
+    unsafe fn pair(act: &[i16], p: usize) -> i32 {
+        // SAFETY: in bounds (caller); an unaligned read of two consecutive i16.
+        unsafe { std::ptr::read_unaligned(act.as_ptr().add(2 * p).cast::<i32>()) }
+    }
+
+    /// # Safety
+    /// AVX2 must be available; `act.len()` even, `out.len()` a multiple of 8 and
+    /// `pairs.len() == act.len() * out.len()` (the layout of `HeadWeights`).
     #[target_feature(enable = "avx2")]
-    pub unsafe fn dots_avx2(act: &[i16], rows: &[i16], out: &mut [i32]) {
-        let n = act.len();
-        for (j, o) in out.iter_mut().enumerate() {
-            let mut s = _mm256_setzero_si256();
-            for c in (0..n).step_by(16) {
-                // SAFETY: `c + 16 <= n` and `j * n + c + 16 <= rows.len()` (caller).
+    pub unsafe fn dots_avx2(act: &[i16], pairs: &[i16], out: &mut [i32]) {
+        let (np, k) = (act.len() / 2, out.len());
+        let w = pairs.as_ptr();
+        let mut b = 0;
+        // Four registers (32 outputs) per pass over the inputs, then single registers.
+        while b + 32 <= k {
+            let mut s = [_mm256_setzero_si256(); 4];
+            for p in 0..np {
+                // SAFETY: `2 * p + 1 < act.len()`; `(p * k + b + 32) * 2 <= pairs.len()`.
                 unsafe {
-                    let a = _mm256_loadu_si256(act.as_ptr().add(c).cast());
-                    let w = _mm256_loadu_si256(rows.as_ptr().add(j * n + c).cast());
-                    s = _mm256_add_epi32(s, _mm256_madd_epi16(a, w));
+                    let a = _mm256_set1_epi32(pair(act, p));
+                    let row = w.add(2 * (p * k + b));
+                    for (r, acc) in s.iter_mut().enumerate() {
+                        let x = _mm256_loadu_si256(row.add(16 * r).cast());
+                        *acc = _mm256_add_epi32(*acc, _mm256_madd_epi16(a, x));
+                    }
                 }
             }
-            let q = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
-            let q = _mm_add_epi32(q, _mm_shuffle_epi32(q, 0b01_00_11_10));
-            let q = _mm_add_epi32(q, _mm_shuffle_epi32(q, 0b10_11_00_01));
-            *o = _mm_cvtsi128_si32(q);
+            for (r, acc) in s.iter().enumerate() {
+                // SAFETY: `b + 8 * r + 8 <= k == out.len()`.
+                unsafe { _mm256_storeu_si256(out.as_mut_ptr().add(b + 8 * r).cast(), *acc) };
+            }
+            b += 32;
+        }
+        while b < k {
+            let mut acc = _mm256_setzero_si256();
+            for p in 0..np {
+                // SAFETY: as above, with `(p * k + b + 8) * 2 <= pairs.len()`.
+                unsafe {
+                    let a = _mm256_set1_epi32(pair(act, p));
+                    let x = _mm256_loadu_si256(w.add(2 * (p * k + b)).cast());
+                    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(a, x));
+                }
+            }
+            // SAFETY: `b + 8 <= k == out.len()` (k is a multiple of 8).
+            unsafe { _mm256_storeu_si256(out.as_mut_ptr().add(b).cast(), acc) };
+            b += 8;
         }
     }
 
     /// # Safety
-    /// As [`dots_avx2`], with AVX-512 BW and a multiple of 32.
+    /// As [`dots_avx2`], with AVX-512 BW and `out.len()` a multiple of 16.
     #[target_feature(enable = "avx512f,avx512bw")]
-    pub unsafe fn dots_avx512(act: &[i16], rows: &[i16], out: &mut [i32]) {
-        let n = act.len();
-        for (j, o) in out.iter_mut().enumerate() {
-            let mut s = _mm512_setzero_si512();
-            for c in (0..n).step_by(32) {
-                // SAFETY: `c + 32 <= n` and `j * n + c + 32 <= rows.len()` (caller).
+    pub unsafe fn dots_avx512(act: &[i16], pairs: &[i16], out: &mut [i32]) {
+        let (np, k) = (act.len() / 2, out.len());
+        let w = pairs.as_ptr();
+        let mut b = 0;
+        // Two registers (32 outputs) per pass over the inputs, then single registers.
+        while b + 32 <= k {
+            let mut s = [_mm512_setzero_si512(); 2];
+            for p in 0..np {
+                // SAFETY: `2 * p + 1 < act.len()`; `(p * k + b + 32) * 2 <= pairs.len()`.
                 unsafe {
-                    let a = _mm512_loadu_si512(act.as_ptr().add(c).cast());
-                    let w = _mm512_loadu_si512(rows.as_ptr().add(j * n + c).cast());
-                    s = _mm512_add_epi32(s, _mm512_madd_epi16(a, w));
+                    let a = _mm512_set1_epi32(pair(act, p));
+                    let row = w.add(2 * (p * k + b));
+                    for (r, acc) in s.iter_mut().enumerate() {
+                        let x = _mm512_loadu_si512(row.add(32 * r).cast());
+                        *acc = _mm512_add_epi32(*acc, _mm512_madd_epi16(a, x));
+                    }
                 }
             }
-            *o = _mm512_reduce_add_epi32(s);
+            for (r, acc) in s.iter().enumerate() {
+                // SAFETY: `b + 16 * r + 16 <= k == out.len()`.
+                unsafe { _mm512_storeu_si512(out.as_mut_ptr().add(b + 16 * r).cast(), *acc) };
+            }
+            b += 32;
+        }
+        while b < k {
+            let mut acc = _mm512_setzero_si512();
+            for p in 0..np {
+                // SAFETY: as above, with `(p * k + b + 16) * 2 <= pairs.len()`.
+                unsafe {
+                    let a = _mm512_set1_epi32(pair(act, p));
+                    let x = _mm512_loadu_si512(w.add(2 * (p * k + b)).cast());
+                    acc = _mm512_add_epi32(acc, _mm512_madd_epi16(a, x));
+                }
+            }
+            // SAFETY: `b + 16 <= k == out.len()` (k is a multiple of 16).
+            unsafe { _mm512_storeu_si512(out.as_mut_ptr().add(b).cast(), acc) };
+            b += 16;
         }
     }
 }
@@ -338,9 +439,9 @@ mod tests {
     fn every_level_equals_the_scalar_reference() {
         let mut rng = Rng(0x1234_5678_9abc_def1);
         let levels = Level::available();
-        for h in [8usize, 16, 32, 48, 128, 256] {
+        for (h, k) in [(8usize, 8usize), (16, 4), (32, 16), (48, 40), (128, 32), (256, 8)] {
             for _ in 0..20 {
-                let (nf, k) = (40usize, 8usize);
+                let nf = 40usize;
                 let weights = rng.i16s(nf * h);
                 let src = rng.i16s(h);
                 let add: Vec<u32> = (0..rng.next() % 6).map(|_| (rng.next() % 40) as u32).collect();
@@ -354,6 +455,7 @@ mod tests {
                 // path must wrap the same way.
                 let act_any = rng.i16s(2 * h);
                 let rows = rng.i16s(k * 2 * h);
+                let head = HeadWeights::new(rows.clone(), 2 * h, k);
                 let mut dots_want = vec![0i32; k];
                 dots_scalar(&act_any, &rows, &mut dots_want);
                 for &level in &levels {
@@ -364,8 +466,8 @@ mod tests {
                     crelu(level, &src, &other, &mut act);
                     assert_eq!(act, act_want, "crelu {level:?} h={h}");
                     let mut d = vec![0i32; k];
-                    dots(level, &act_any, &rows, &mut d);
-                    assert_eq!(d, dots_want, "dots {level:?} h={h}");
+                    dots(level, &act_any, &head, &mut d);
+                    assert_eq!(d, dots_want, "dots {level:?} h={h} k={k}");
                 }
             }
         }

@@ -72,6 +72,9 @@ pub struct AccumulatorStack {
     entries: Vec<Entry>,
     top: usize,
     exact: bool,
+    /// `piece_feature` of every (perspective, color, kind, square), as a table:
+    /// `psq[((perspective * 2 + color) * kinds + kind) * squares + square]`.
+    psq: Vec<u32>,
     add: Vec<u32>,
     sub: Vec<u32>,
 }
@@ -95,6 +98,7 @@ impl AccumulatorStack {
             entries: vec![Entry::EMPTY; depth],
             top: 0,
             exact: fits_i16(net, max_active(variant)),
+            psq: psq_table(variant),
             add: Vec::with_capacity(64),
             sub: Vec::with_capacity(64),
         }
@@ -210,6 +214,11 @@ impl AccumulatorStack {
     fn apply(&mut self, net: &Network, i: usize) {
         let e = self.entries[i];
         let (v, h) = (self.variant, self.h);
+        let (kinds, squares) = (v.num_kinds(), v.num_squares as usize);
+        let psq = |c: Color, p: Piece, sq: u8| {
+            self.psq[((c as usize * 2 + p.color as usize) * kinds + p.kind.index()) * squares
+                + sq as usize]
+        };
         let (before, after) = self.accs.split_at_mut(i * 2 * h);
         let parent = &before[(i - 1) * 2 * h..];
         for c in Color::ALL {
@@ -217,10 +226,10 @@ impl AccumulatorStack {
             self.sub.clear();
             for s in &e.squares[..e.n_squares as usize] {
                 if let Some(p) = s.old {
-                    self.sub.push(piece_feature(v, c, p, s.sq));
+                    self.sub.push(psq(c, p, s.sq));
                 }
                 if let Some(p) = s.new {
-                    self.add.push(piece_feature(v, c, p, s.sq));
+                    self.add.push(psq(c, p, s.sq));
                 }
             }
             for hc in &e.hands[..e.n_hands as usize] {
@@ -261,6 +270,21 @@ impl AccumulatorStack {
         }
         self.entries[self.top].computed = true;
     }
+}
+
+fn psq_table(v: &Variant) -> Vec<u32> {
+    let mut t = Vec::with_capacity(4 * v.num_kinds() * v.num_squares as usize);
+    for perspective in Color::ALL {
+        for color in Color::ALL {
+            for k in 0..v.num_kinds() {
+                for sq in 0..v.num_squares {
+                    let piece = Piece { color, kind: PieceKind(k as u8) };
+                    t.push(piece_feature(v, perspective, piece, sq));
+                }
+            }
+        }
+    }
+    t
 }
 
 fn hand_slots(pos: &Position) -> u32 {
