@@ -20,9 +20,9 @@ pub struct NnueEval {
     net: Arc<Network>,
     level: Level,
     stack: AccumulatorStack,
-    /// The L1 weights widened to i16, prepared for the SIMD dot products.
+    /// The L1 weights, prepared for the SIMD dot products.
     l1: HeadWeights,
-    act: Vec<i16>,
+    act: Vec<u8>,
     hidden: Vec<i32>,
     /// Reference (i32) accumulators for [`NnueEval::evaluate`].
     scratch: [Accumulator; 2],
@@ -40,8 +40,7 @@ impl NnueEval {
         let stack = AccumulatorStack::with_level(&net, variant, level);
         let h = net.ft_size();
         let k = net.weights().l1_bias.len();
-        let l1_wide = net.weights().l1_weights.iter().map(|&w| i16::from(w)).collect();
-        let l1 = HeadWeights::new(l1_wide, 2 * h, k);
+        let l1 = HeadWeights::new(net.weights().l1_weights.clone(), 2 * h, k);
         let scratch = [Accumulator::new(&net), Accumulator::new(&net)];
         NnueEval {
             level,

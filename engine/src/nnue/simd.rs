@@ -1,11 +1,12 @@
 //! The hot loops of NNUE inference with SIMD twins: accumulator updates (`dst = src + rows -
 //! rows`), the clipped ReLU of both accumulators and the first head layer's dot products.
 //!
-//! Every operation has a scalar reference and, on x86-64, an AVX2 and an AVX-512 (BW) path
-//! chosen at run time ([`Level::detect`]). All paths compute exactly the same integers: i16
-//! adds wrap in every path, and the dot products sum i16 x i16 products in wrapping i32 (the
-//! order of wrapping additions does not change their result). This module holds all of the
-//! NNUE code's `unsafe`.
+//! Every operation has a scalar reference and, on x86-64, AVX2, AVX-512 (BW) and AVX-512 VNNI
+//! paths chosen at run time ([`Level::detect`]). All paths compute exactly the same integers:
+//! i16 adds wrap in every path; the dot products multiply activations in `0..=QA` (u8) by i8
+//! weights, where pairs of products cannot saturate i16 (`2 * 127 * 128 < 2^15`), and sum them
+//! in wrapping i32 (the order of wrapping additions does not change the result). This module
+//! holds all of the NNUE code's `unsafe`.
 
 use super::network::QA;
 
@@ -18,6 +19,8 @@ pub enum Level {
     Avx2,
     /// x86-64 AVX-512 F + BW (512-bit vectors).
     Avx512,
+    /// AVX-512 F + BW with VNNI (`vpdpbusd` for the head).
+    Avx512Vnni,
 }
 
 impl Level {
@@ -36,6 +39,9 @@ impl Level {
             }
             if has_avx512() {
                 out.push(Level::Avx512);
+                if is_x86_feature_detected!("avx512vnni") {
+                    out.push(Level::Avx512Vnni);
+                }
             }
         }
         out
@@ -44,8 +50,10 @@ impl Level {
     /// This level, or a lower one whose vectors divide a row of `len` i16 values.
     fn for_len(self, len: usize) -> Level {
         match self {
-            Level::Avx512 if len.is_multiple_of(32) => Level::Avx512,
-            Level::Avx512 | Level::Avx2 if len.is_multiple_of(16) => Level::Avx2,
+            Level::Avx512 | Level::Avx512Vnni if len.is_multiple_of(32) => Level::Avx512,
+            Level::Avx512 | Level::Avx512Vnni | Level::Avx2 if len.is_multiple_of(16) => {
+                Level::Avx2
+            }
             _ => Level::Scalar,
         }
     }
@@ -109,11 +117,11 @@ pub fn update_scalar(dst: &mut [i16], src: &[i16], weights: &[i16], add: &[u32],
     }
 }
 
-/// `act = clamp([stm, nstm], 0, QA)`.
+/// `act = clamp([stm, nstm], 0, QA)` as bytes.
 ///
 /// # Panics
 /// Panics if `act` is not as long as `stm` and `nstm` together, or they differ in length.
-pub fn crelu(level: Level, stm: &[i16], nstm: &[i16], act: &mut [i16]) {
+pub fn crelu(level: Level, stm: &[i16], nstm: &[i16], act: &mut [u8]) {
     let h = stm.len();
     assert!(nstm.len() == h && act.len() == 2 * h, "activation widths differ");
     match level.for_len(h) {
@@ -131,38 +139,42 @@ pub fn crelu(level: Level, stm: &[i16], nstm: &[i16], act: &mut [i16]) {
 }
 
 /// Scalar twin of [`crelu`].
-pub fn crelu_scalar(stm: &[i16], nstm: &[i16], act: &mut [i16]) {
+pub fn crelu_scalar(stm: &[i16], nstm: &[i16], act: &mut [u8]) {
     for (d, &a) in act.iter_mut().zip(stm.iter().chain(nstm)) {
-        *d = a.clamp(0, QA as i16);
+        *d = a.clamp(0, QA as i16) as u8;
     }
 }
 
-/// First-layer weights for [`dots`]: `k` rows of `n` values (row-major, the reference
-/// layout) and the same weights interleaved by input pairs for the vector paths: pair `p`
-/// of output `j` is at `pairs[2 * (p * k + j)..][..2]`.
+/// First-layer weights for [`dots`]: `k` rows of `n` i8 values (row-major, the reference
+/// layout) and, when `n` is a multiple of 4, the same weights interleaved by groups of four
+/// inputs for the vector paths: group `q` of output `j` is at `quads[4 * (q * k + j)..][..4]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HeadWeights {
     n: usize,
     k: usize,
-    rows: Vec<i16>,
-    pairs: Vec<i16>,
+    rows: Vec<i8>,
+    quads: Vec<i8>,
 }
 
 impl HeadWeights {
     /// Prepares `k` rows of `n` weights each (`rows[j * n + i]`).
     ///
     /// # Panics
-    /// Panics if `rows.len() != n * k` or `n` is odd.
-    pub fn new(rows: Vec<i16>, n: usize, k: usize) -> HeadWeights {
-        assert!(rows.len() == n * k && n.is_multiple_of(2), "head weights are not k rows of even n");
-        let mut pairs = vec![0i16; n * k];
-        for p in 0..n / 2 {
-            for j in 0..k {
-                pairs[2 * (p * k + j)] = rows[j * n + 2 * p];
-                pairs[2 * (p * k + j) + 1] = rows[j * n + 2 * p + 1];
+    /// Panics if `rows.len() != n * k`.
+    pub fn new(rows: Vec<i8>, n: usize, k: usize) -> HeadWeights {
+        assert_eq!(rows.len(), n * k, "head weights are not k rows of n");
+        let mut quads = Vec::new();
+        if n.is_multiple_of(4) {
+            quads = vec![0i8; n * k];
+            for q in 0..n / 4 {
+                for j in 0..k {
+                    for t in 0..4 {
+                        quads[4 * (q * k + j) + t] = rows[j * n + 4 * q + t];
+                    }
+                }
             }
         }
-        HeadWeights { n, k, rows, pairs }
+        HeadWeights { n, k, rows, quads }
     }
 
     /// Inputs per row.
@@ -176,35 +188,45 @@ impl HeadWeights {
     }
 }
 
-/// `out[j] = sum_i act[i] * w.rows[j * n + i]` in wrapping i32, with `n = act.len()`.
+/// `out[j] = sum_i act[i] * w.rows[j * n + i]` in wrapping i32, with `n = act.len()`. The
+/// activations must lie in `0..=QA` (what [`crelu`] writes): the vector paths rely on it.
 ///
 /// # Panics
 /// Panics if `act` and `out` do not match the weights' `n` and `k`.
-pub fn dots(level: Level, act: &[i16], w: &HeadWeights, out: &mut [i32]) {
+pub fn dots(level: Level, act: &[u8], w: &HeadWeights, out: &mut [i32]) {
     assert!(act.len() == w.n && out.len() == w.k, "head widths differ");
-    // The vector paths hold 8 (AVX2) or 16 (AVX-512) outputs per register.
+    debug_assert!(act.iter().all(|&a| i32::from(a) <= QA), "activations above QA");
+    // The vector paths hold 8 (AVX2) or 16 (AVX-512) outputs per register and read the
+    // inputs four at a time.
     let level = match level {
-        Level::Avx512 if w.k.is_multiple_of(16) => Level::Avx512,
-        Level::Avx512 | Level::Avx2 if w.k.is_multiple_of(8) => Level::Avx2,
+        _ if w.quads.is_empty() => Level::Scalar,
+        Level::Avx512Vnni if w.k.is_multiple_of(16) => Level::Avx512Vnni,
+        Level::Avx512 | Level::Avx512Vnni if w.k.is_multiple_of(16) => Level::Avx512,
+        Level::Avx512 | Level::Avx512Vnni | Level::Avx2 if w.k.is_multiple_of(8) => Level::Avx2,
         _ => Level::Scalar,
     };
     match level {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the CPU supports the level (checked), `k` is a multiple of the register's
-        // outputs, and `pairs` holds `n / 2 * k` pairs with `act.len() == n` (asserted above
-        // and by `HeadWeights::new`).
-        Level::Avx512 if has_avx512() => unsafe { x86::dots_avx512(act, &w.pairs, out) },
+        // outputs, `n` of 4, and `quads` holds `n * k` bytes with `act.len() == n` (asserted
+        // above and by `HeadWeights::new`).
+        Level::Avx512Vnni if has_avx512() && is_x86_feature_detected!("avx512vnni") => unsafe {
+            x86::dots_avx512_vnni(act, &w.quads, out)
+        },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above, for AVX-512 BW.
+        Level::Avx512 if has_avx512() => unsafe { x86::dots_avx512(act, &w.quads, out) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above, for AVX2.
         Level::Avx2 if is_x86_feature_detected!("avx2") => unsafe {
-            x86::dots_avx2(act, &w.pairs, out)
+            x86::dots_avx2(act, &w.quads, out)
         },
         _ => dots_scalar(act, &w.rows, out),
     }
 }
 
 /// Scalar twin of [`dots`] on row-major weights (`rows[j * act.len() + i]`).
-pub fn dots_scalar(act: &[i16], rows: &[i16], out: &mut [i32]) {
+pub fn dots_scalar(act: &[u8], rows: &[i8], out: &mut [i32]) {
     let n = act.len();
     for (j, o) in out.iter_mut().enumerate() {
         *o = act
@@ -284,7 +306,7 @@ mod x86 {
     /// AVX2 must be available; `stm.len() == nstm.len()` a multiple of 16 and
     /// `act.len() == 2 * stm.len()`.
     #[target_feature(enable = "avx2")]
-    pub unsafe fn crelu_avx2(stm: &[i16], nstm: &[i16], act: &mut [i16]) {
+    pub unsafe fn crelu_avx2(stm: &[i16], nstm: &[i16], act: &mut [u8]) {
         let h = stm.len();
         let (zero, top) = (_mm256_setzero_si256(), _mm256_set1_epi16(QA as i16));
         for (half, src) in [stm, nstm].into_iter().enumerate() {
@@ -294,7 +316,10 @@ mod x86 {
                 unsafe {
                     let v = _mm256_loadu_si256(src.as_ptr().add(c).cast());
                     let v = _mm256_min_epi16(_mm256_max_epi16(v, zero), top);
-                    _mm256_storeu_si256(act.as_mut_ptr().add(half * h + c).cast(), v);
+                    // Bytes of the low lanes of both halves, then gather them in order.
+                    let b = _mm256_permute4x64_epi64(_mm256_packus_epi16(v, v), 0b11_01_10_00);
+                    let dst = act.as_mut_ptr().add(half * h + c);
+                    _mm_storeu_si128(dst.cast(), _mm256_castsi256_si128(b));
                 }
             }
         }
@@ -303,7 +328,7 @@ mod x86 {
     /// # Safety
     /// As [`crelu_avx2`], with AVX-512 BW and a multiple of 32.
     #[target_feature(enable = "avx512f,avx512bw")]
-    pub unsafe fn crelu_avx512(stm: &[i16], nstm: &[i16], act: &mut [i16]) {
+    pub unsafe fn crelu_avx512(stm: &[i16], nstm: &[i16], act: &mut [u8]) {
         let h = stm.len();
         let (zero, top) = (_mm512_setzero_si512(), _mm512_set1_epi16(QA as i16));
         for (half, src) in [stm, nstm].into_iter().enumerate() {
@@ -313,106 +338,158 @@ mod x86 {
                 unsafe {
                     let v = _mm512_loadu_si512(src.as_ptr().add(c).cast());
                     let v = _mm512_min_epi16(_mm512_max_epi16(v, zero), top);
-                    _mm512_storeu_si512(act.as_mut_ptr().add(half * h + c).cast(), v);
+                    let dst = act.as_mut_ptr().add(half * h + c);
+                    _mm256_storeu_si256(dst.cast(), _mm512_cvtepi16_epi8(v));
                 }
             }
         }
     }
 
-    /// Reads input pair `p` of `act` as one i32 (both i16 lanes), for a broadcast.
+    /// Reads inputs `4 * q..4 * q + 4` of `act` as one i32, for a broadcast.
     ///
     /// # Safety
-    /// `2 * p + 1 < act.len()`.
+    /// `4 * q + 3 < act.len()`.
     #[inline(always)]
-    unsafe fn pair(act: &[i16], p: usize) -> i32 {
-        // SAFETY: in bounds (caller); an unaligned read of two consecutive i16.
-        unsafe { std::ptr::read_unaligned(act.as_ptr().add(2 * p).cast::<i32>()) }
+    unsafe fn quad(act: &[u8], q: usize) -> i32 {
+        // SAFETY: in bounds (caller); an unaligned read of four consecutive bytes.
+        unsafe { std::ptr::read_unaligned(act.as_ptr().add(4 * q).cast::<i32>()) }
     }
 
     /// # Safety
-    /// AVX2 must be available; `act.len()` even, `out.len()` a multiple of 8 and
-    /// `pairs.len() == act.len() * out.len()` (the layout of `HeadWeights`).
+    /// AVX2 must be available; `act.len()` a multiple of 4, `out.len()` of 8, activations in
+    /// `0..=127`, and `quads.len() == act.len() * out.len()` (the layout of `HeadWeights`).
     #[target_feature(enable = "avx2")]
-    pub unsafe fn dots_avx2(act: &[i16], pairs: &[i16], out: &mut [i32]) {
-        let (np, k) = (act.len() / 2, out.len());
-        let w = pairs.as_ptr();
+    pub unsafe fn dots_avx2(act: &[u8], quads: &[i8], out: &mut [i32]) {
+        let k = out.len();
         let mut b = 0;
-        // Four registers (32 outputs) per pass over the inputs, then single registers.
+        // Four registers (32 outputs) per pass over the inputs, then one.
         while b + 32 <= k {
-            let mut s = [_mm256_setzero_si256(); 4];
-            for p in 0..np {
-                // SAFETY: `2 * p + 1 < act.len()`; `(p * k + b + 32) * 2 <= pairs.len()`.
-                unsafe {
-                    let a = _mm256_set1_epi32(pair(act, p));
-                    let row = w.add(2 * (p * k + b));
-                    for (r, acc) in s.iter_mut().enumerate() {
-                        let x = _mm256_loadu_si256(row.add(16 * r).cast());
-                        *acc = _mm256_add_epi32(*acc, _mm256_madd_epi16(a, x));
-                    }
-                }
-            }
-            for (r, acc) in s.iter().enumerate() {
-                // SAFETY: `b + 8 * r + 8 <= k == out.len()`.
-                unsafe { _mm256_storeu_si256(out.as_mut_ptr().add(b + 8 * r).cast(), *acc) };
-            }
+            // SAFETY: the caller's layout, with `b + 32 <= k`.
+            unsafe { block_avx2::<4>(act, quads, out, b) };
             b += 32;
         }
         while b < k {
-            let mut acc = _mm256_setzero_si256();
-            for p in 0..np {
-                // SAFETY: as above, with `(p * k + b + 8) * 2 <= pairs.len()`.
-                unsafe {
-                    let a = _mm256_set1_epi32(pair(act, p));
-                    let x = _mm256_loadu_si256(w.add(2 * (p * k + b)).cast());
-                    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(a, x));
+            // SAFETY: the caller's layout, with `b + 8 <= k` (a multiple of 8).
+            unsafe { block_avx2::<1>(act, quads, out, b) };
+            b += 8;
+        }
+    }
+
+    /// Outputs `b..b + 8 * R` of [`dots_avx2`].
+    ///
+    /// # Safety
+    /// As [`dots_avx2`], with `b + 8 * R <= out.len()`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn block_avx2<const R: usize>(act: &[u8], quads: &[i8], out: &mut [i32], b: usize) {
+        let k = out.len();
+        let ones = _mm256_set1_epi16(1);
+        let mut s = [_mm256_setzero_si256(); R];
+        for q in 0..act.len() / 4 {
+            // SAFETY: `4 * q + 3 < act.len()`; `4 * (q * k + b + 8 * R) <= quads.len()`.
+            unsafe {
+                let a = _mm256_set1_epi32(quad(act, q));
+                let row = quads.as_ptr().add(4 * (q * k + b));
+                for (r, acc) in s.iter_mut().enumerate() {
+                    let x = _mm256_loadu_si256(row.add(32 * r).cast());
+                    let p = _mm256_madd_epi16(_mm256_maddubs_epi16(a, x), ones);
+                    *acc = _mm256_add_epi32(*acc, p);
                 }
             }
-            // SAFETY: `b + 8 <= k == out.len()` (k is a multiple of 8).
-            unsafe { _mm256_storeu_si256(out.as_mut_ptr().add(b).cast(), acc) };
-            b += 8;
+        }
+        for (r, acc) in s.iter().enumerate() {
+            // SAFETY: `b + 8 * r + 8 <= b + 8 * R <= out.len()`.
+            unsafe { _mm256_storeu_si256(out.as_mut_ptr().add(b + 8 * r).cast(), *acc) };
         }
     }
 
     /// # Safety
     /// As [`dots_avx2`], with AVX-512 BW and `out.len()` a multiple of 16.
     #[target_feature(enable = "avx512f,avx512bw")]
-    pub unsafe fn dots_avx512(act: &[i16], pairs: &[i16], out: &mut [i32]) {
-        let (np, k) = (act.len() / 2, out.len());
-        let w = pairs.as_ptr();
+    pub unsafe fn dots_avx512(act: &[u8], quads: &[i8], out: &mut [i32]) {
+        let k = out.len();
         let mut b = 0;
-        // Two registers (32 outputs) per pass over the inputs, then single registers.
         while b + 32 <= k {
-            let mut s = [_mm512_setzero_si512(); 2];
-            for p in 0..np {
-                // SAFETY: `2 * p + 1 < act.len()`; `(p * k + b + 32) * 2 <= pairs.len()`.
-                unsafe {
-                    let a = _mm512_set1_epi32(pair(act, p));
-                    let row = w.add(2 * (p * k + b));
-                    for (r, acc) in s.iter_mut().enumerate() {
-                        let x = _mm512_loadu_si512(row.add(32 * r).cast());
-                        *acc = _mm512_add_epi32(*acc, _mm512_madd_epi16(a, x));
-                    }
-                }
-            }
-            for (r, acc) in s.iter().enumerate() {
-                // SAFETY: `b + 16 * r + 16 <= k == out.len()`.
-                unsafe { _mm512_storeu_si512(out.as_mut_ptr().add(b + 16 * r).cast(), *acc) };
-            }
+            // SAFETY: the caller's layout, with `b + 32 <= k`.
+            unsafe { block_avx512::<2>(act, quads, out, b) };
             b += 32;
         }
         while b < k {
-            let mut acc = _mm512_setzero_si512();
-            for p in 0..np {
-                // SAFETY: as above, with `(p * k + b + 16) * 2 <= pairs.len()`.
-                unsafe {
-                    let a = _mm512_set1_epi32(pair(act, p));
-                    let x = _mm512_loadu_si512(w.add(2 * (p * k + b)).cast());
-                    acc = _mm512_add_epi32(acc, _mm512_madd_epi16(a, x));
+            // SAFETY: the caller's layout, with `b + 16 <= k` (a multiple of 16).
+            unsafe { block_avx512::<1>(act, quads, out, b) };
+            b += 16;
+        }
+    }
+
+    /// # Safety
+    /// As [`dots_avx512`], with AVX-512 VNNI too.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    pub unsafe fn dots_avx512_vnni(act: &[u8], quads: &[i8], out: &mut [i32]) {
+        let k = out.len();
+        let mut b = 0;
+        while b + 32 <= k {
+            // SAFETY: the caller's layout, with `b + 32 <= k`; VNNI is available.
+            unsafe { block_vnni::<2>(act, quads, out, b) };
+            b += 32;
+        }
+        while b < k {
+            // SAFETY: the caller's layout, with `b + 16 <= k` (a multiple of 16).
+            unsafe { block_vnni::<1>(act, quads, out, b) };
+            b += 16;
+        }
+    }
+
+    /// Outputs `b..b + 16 * R` of [`dots_avx512`].
+    ///
+    /// # Safety
+    /// As [`dots_avx512`], with `b + 16 * R <= out.len()`.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline]
+    unsafe fn block_avx512<const R: usize>(act: &[u8], quads: &[i8], out: &mut [i32], b: usize) {
+        let k = out.len();
+        let ones = _mm512_set1_epi16(1);
+        let mut s = [_mm512_setzero_si512(); R];
+        for q in 0..act.len() / 4 {
+            // SAFETY: `4 * q + 3 < act.len()`; `4 * (q * k + b + 16 * R) <= quads.len()`.
+            unsafe {
+                let a = _mm512_set1_epi32(quad(act, q));
+                let row = quads.as_ptr().add(4 * (q * k + b));
+                for (r, acc) in s.iter_mut().enumerate() {
+                    let x = _mm512_loadu_si512(row.add(64 * r).cast());
+                    let p = _mm512_madd_epi16(_mm512_maddubs_epi16(a, x), ones);
+                    *acc = _mm512_add_epi32(*acc, p);
                 }
             }
-            // SAFETY: `b + 16 <= k == out.len()` (k is a multiple of 16).
-            unsafe { _mm512_storeu_si512(out.as_mut_ptr().add(b).cast(), acc) };
-            b += 16;
+        }
+        for (r, acc) in s.iter().enumerate() {
+            // SAFETY: `b + 16 * r + 16 <= b + 16 * R <= out.len()`.
+            unsafe { _mm512_storeu_si512(out.as_mut_ptr().add(b + 16 * r).cast(), *acc) };
+        }
+    }
+
+    /// Outputs `b..b + 16 * R` of [`dots_avx512_vnni`].
+    ///
+    /// # Safety
+    /// As [`dots_avx512_vnni`], with `b + 16 * R <= out.len()`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    #[inline]
+    unsafe fn block_vnni<const R: usize>(act: &[u8], quads: &[i8], out: &mut [i32], b: usize) {
+        let k = out.len();
+        let mut s = [_mm512_setzero_si512(); R];
+        for q in 0..act.len() / 4 {
+            // SAFETY: `4 * q + 3 < act.len()`; `4 * (q * k + b + 16 * R) <= quads.len()`.
+            unsafe {
+                let a = _mm512_set1_epi32(quad(act, q));
+                let row = quads.as_ptr().add(4 * (q * k + b));
+                for (r, acc) in s.iter_mut().enumerate() {
+                    let x = _mm512_loadu_si512(row.add(64 * r).cast());
+                    *acc = _mm512_dpbusd_epi32(*acc, a, x);
+                }
+            }
+        }
+        for (r, acc) in s.iter().enumerate() {
+            // SAFETY: `b + 16 * r + 16 <= b + 16 * R <= out.len()`.
+            unsafe { _mm512_storeu_si512(out.as_mut_ptr().add(b + 16 * r).cast(), *acc) };
         }
     }
 }
@@ -433,14 +510,28 @@ mod tests {
         fn i16s(&mut self, n: usize) -> Vec<i16> {
             (0..n).map(|_| (self.next() >> 48) as u16 as i16).collect()
         }
+        fn i8s(&mut self, n: usize) -> Vec<i8> {
+            (0..n).map(|_| (self.next() >> 56) as u8 as i8).collect()
+        }
+        /// Activations in `0..=QA`, the extremes often.
+        fn acts(&mut self, n: usize) -> Vec<u8> {
+            (0..n)
+                .map(|_| match self.next() % 4 {
+                    0 => 0,
+                    1 => QA as u8,
+                    _ => (self.next() % (QA as u64 + 1)) as u8,
+                })
+                .collect()
+        }
     }
 
     #[test]
     fn every_level_equals_the_scalar_reference() {
         let mut rng = Rng(0x1234_5678_9abc_def1);
         let levels = Level::available();
-        for (h, k) in [(8usize, 8usize), (16, 4), (32, 16), (48, 40), (128, 32), (256, 8)] {
-            for _ in 0..20 {
+        let shapes = [(7usize, 8usize), (8, 8), (16, 4), (32, 16), (48, 40), (24, 24), (128, 32)];
+        for (h, k) in shapes {
+            for round in 0..20 {
                 let nf = 40usize;
                 let weights = rng.i16s(nf * h);
                 let src = rng.i16s(h);
@@ -449,12 +540,14 @@ mod tests {
                 let mut want = vec![0i16; h];
                 update_scalar(&mut want, &src, &weights, &add, &sub);
                 let other = rng.i16s(h);
-                let mut act_want = vec![0i16; 2 * h];
+                let mut act_want = vec![0u8; 2 * h];
                 crelu_scalar(&src, &other, &mut act_want);
-                // Dot products with activations over the full i16 range wrap in i32: every
-                // path must wrap the same way.
-                let act_any = rng.i16s(2 * h);
-                let rows = rng.i16s(k * 2 * h);
+                // The first round has the largest products: every activation QA against -128.
+                let (act_any, rows) = if round == 0 {
+                    (vec![QA as u8; 2 * h], vec![i8::MIN; k * 2 * h])
+                } else {
+                    (rng.acts(2 * h), rng.i8s(k * 2 * h))
+                };
                 let head = HeadWeights::new(rows.clone(), 2 * h, k);
                 let mut dots_want = vec![0i32; k];
                 dots_scalar(&act_any, &rows, &mut dots_want);
@@ -462,7 +555,7 @@ mod tests {
                     let mut got = vec![0i16; h];
                     update(level, &mut got, &src, &weights, &add, &sub);
                     assert_eq!(got, want, "update {level:?} h={h}");
-                    let mut act = vec![0i16; 2 * h];
+                    let mut act = vec![0u8; 2 * h];
                     crelu(level, &src, &other, &mut act);
                     assert_eq!(act, act_want, "crelu {level:?} h={h}");
                     let mut d = vec![0i32; k];
@@ -479,7 +572,7 @@ mod tests {
         let mut dst = [0i16; 4];
         update_scalar(&mut dst, &[100, 100, 100, 100], &weights, &[0, 2], &[1]);
         assert_eq!(dst, [104, 105, 106, 107]);
-        let mut act = [0i16; 4];
+        let mut act = [0u8; 4];
         crelu_scalar(&[-5, 200], &[127, 3], &mut act);
         assert_eq!(act, [0, 127, 127, 3]);
         let mut out = [0i32; 2];
