@@ -197,3 +197,59 @@ fn a_net_too_large_for_i16_accumulators_uses_the_reference() {
         assert_eq!(e.evaluate_current(pos), reference_eval(&net, pos));
     }
 }
+
+/// `kage bench --net FILE` runs the searches with the net beside the HCE's (whose signature
+/// it does not change); a file that is not a net is one error line and exit code 2.
+#[test]
+fn bench_with_a_net_prints_both_speeds() {
+    let v = Variant::builtin(VariantId::Minishogi);
+    let path = std::env::temp_dir().join(format!("kage-bench-net-{}.nnue", std::process::id()));
+    std::fs::write(&path, random_net(v, 4).to_bytes()).expect("write temp net");
+    let kage = |extra: &[&str]| {
+        let mut args = vec!["bench", "--depth", "4", "--variant", "minishogi"];
+        args.extend_from_slice(extra);
+        std::process::Command::new(env!("CARGO_BIN_EXE_kage")).args(&args).output().expect("run")
+    };
+    let line = |text: &str, prefix: &str| -> Option<u64> {
+        text.lines().find_map(|l| l.strip_prefix(prefix)).map(|n| n.trim().parse().expect("n"))
+    };
+    let plain = kage(&[]);
+    let with = kage(&["--net", path.to_str().expect("utf-8 temp path")]);
+    let bad = kage(&["--net", env!("CARGO_MANIFEST_DIR")]);
+    std::fs::remove_file(&path).ok();
+    let (plain, with) =
+        (String::from_utf8_lossy(&plain.stdout), String::from_utf8_lossy(&with.stdout));
+    let hce = line(&plain, "signature ").expect("HCE signature");
+    assert_eq!(line(&with, "signature "), Some(hce), "{with}");
+    assert!(line(&plain, "nnue signature ").is_none());
+    assert!(line(&with, "nnue signature ").is_some_and(|n| n > 0), "{with}");
+    assert!(with.lines().any(|l| l.starts_with("minishogi") && l.ends_with('%')), "{with}");
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: ") && err.contains("network"), "{err}");
+}
+
+/// The i16 bound counts one piece per square and every hand slot: uniform FT weights `x` are
+/// on the fast path exactly while `terms * x` fits i16 (the bias is zero here).
+#[test]
+fn the_i16_bound_counts_one_piece_per_square_and_every_hand_slot() {
+    for id in VariantId::ALL {
+        let v = Variant::builtin(id);
+        let terms =
+            v.num_squares as i32 + 2 * v.hand_max.iter().map(|&m| i32::from(m)).sum::<i32>();
+        let x = i32::from(i16::MAX) / terms;
+        for (weight, fast) in [(x, true), (x + 1, false), (-x, true), (-x - 1, false)] {
+            let net = random_net(v, 2);
+            let mut w = net.weights().clone();
+            w.ft_weights.iter_mut().for_each(|f| *f = weight as i16);
+            w.ft_bias.iter_mut().for_each(|b| *b = 0);
+            let net = Arc::new(Network::from_parts(net.header().clone(), w).expect("same shape"));
+            let mut e = NnueEval::new(Arc::clone(&net), v);
+            assert_eq!(e.is_fast(), fast, "{id} weight {weight}");
+            let pos = Game::startpos(v).position().clone();
+            e.refresh(&pos);
+            assert_eq!(e.evaluate_current(&pos), reference_eval(&net, &pos), "{id}");
+        }
+    }
+}

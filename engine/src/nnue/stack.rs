@@ -97,7 +97,7 @@ impl AccumulatorStack {
             accs: vec![0; depth * 2 * h],
             entries: vec![Entry::EMPTY; depth],
             top: 0,
-            exact: fits_i16(net, max_active(variant)),
+            exact: fits_i16(net, variant),
             psq: psq_table(variant),
             add: Vec::with_capacity(64),
             sub: Vec::with_capacity(64),
@@ -295,27 +295,39 @@ fn hand_slots(pos: &Position) -> u32 {
         .sum()
 }
 
-/// The most features one perspective can have active in `variant`: every square occupied
-/// and every hand slot filled.
-fn max_active(variant: &Variant) -> usize {
-    variant.num_squares as usize + 2 * variant.hand_max.iter().map(|&m| m as usize).sum::<usize>()
-}
-
-/// Whether `|bias| + the sum of the `active` largest `|w|` of each FT column fits i16: then
-/// every accumulator value of every position fits i16, and i16 arithmetic (wrapping in
-/// between) ends at the exact value.
-fn fits_i16(net: &Network, active: usize) -> bool {
+/// Whether every accumulator value of every position of `v` fits i16, so that i16 arithmetic
+/// (wrapping in between) ends at the exact value. Per FT column: `|bias|` plus, for every
+/// square, the largest `|w|` of a piece there, plus every hand slot's `|w|` must be at most
+/// `i16::MAX` (a square holds one piece at most; the board flip for Black only permutes the
+/// squares, so White's view bounds both).
+fn fits_i16(net: &Network, v: &Variant) -> bool {
     let h = net.ft_size();
     let w = &net.weights().ft_weights;
-    let mut col: Vec<i64> = Vec::with_capacity(net.num_features());
-    (0..h).all(|j| {
-        col.clear();
-        col.extend(w.iter().skip(j).step_by(h).map(|&x| i64::from(x).abs()));
-        let n = active.min(col.len());
-        if n < col.len() {
-            col.select_nth_unstable_by(n, |a, b| b.cmp(a));
+    let mut bound: Vec<i64> = net.ft_bias().iter().map(|&b| i64::from(b).abs()).collect();
+    let row = |f: u32| &w[f as usize * h..(f as usize + 1) * h];
+    let mut best = vec![0i64; h];
+    for sq in 0..v.num_squares {
+        best.iter_mut().for_each(|b| *b = 0);
+        for color in Color::ALL {
+            for k in 0..v.num_kinds() {
+                let piece = Piece { color, kind: PieceKind(k as u8) };
+                for (b, &x) in best.iter_mut().zip(row(piece_feature(v, Color::White, piece, sq))) {
+                    *b = (*b).max(i64::from(x).abs());
+                }
+            }
         }
-        let bound = i64::from(net.ft_bias()[j]).abs() + col[..n].iter().sum::<i64>();
-        bound <= i64::from(i16::MAX)
-    })
+        bound.iter_mut().zip(&best).for_each(|(t, &b)| *t += b);
+    }
+    for owner in Color::ALL {
+        for (&kind, &max) in v.hand_kinds.iter().zip(&v.hand_max) {
+            for slot in 0..max {
+                if let Some(f) = hand_feature(v, Color::White, owner, kind, slot) {
+                    for (t, &x) in bound.iter_mut().zip(row(f)) {
+                        *t += i64::from(x).abs();
+                    }
+                }
+            }
+        }
+    }
+    bound.iter().all(|&b| b <= i64::from(i16::MAX))
 }

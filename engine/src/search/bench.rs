@@ -3,6 +3,7 @@
 
 use super::{Limits, Searcher};
 use crate::eval::Evaluator;
+use crate::eval::nnue_eval::NnueEval;
 use crate::game::Game;
 use crate::nnue::Network;
 use crate::position::Position;
@@ -125,6 +126,11 @@ pub fn search(
             .map(|n| Evaluator::Nnue(Arc::clone(n)))
             .find(|e| e.network_for(v).is_some());
         if let Some(e) = nnue {
+            if let Some(net) = e.network_for(v)
+                && !NnueEval::new(Arc::clone(net), v).is_fast()
+            {
+                println!("{name}: the net's weights may overflow i16 accumulators: slow path");
+            }
             side_by_side.push((name, d, hce, run_positions(name, v, d, &e)));
         }
     }
