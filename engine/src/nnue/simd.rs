@@ -225,14 +225,24 @@ pub fn dots(level: Level, act: &[u8], w: &HeadWeights, out: &mut [i32]) {
     }
 }
 
-/// Scalar twin of [`dots`] on row-major weights (`rows[j * act.len() + i]`).
+/// Scalar twin of [`dots`] on row-major weights (`rows[j * act.len() + i]`). Sixteen
+/// independent lane sums (combined in wrapping i32 at the end) let the compiler vectorise it
+/// on any target; a product `u8 * i8` always fits i32.
 pub fn dots_scalar(act: &[u8], rows: &[i8], out: &mut [i32]) {
+    const LANES: usize = 16;
     let n = act.len();
     for (j, o) in out.iter_mut().enumerate() {
-        *o = act
-            .iter()
-            .zip(&rows[j * n..(j + 1) * n])
-            .fold(0i32, |s, (&a, &w)| s.wrapping_add(i32::from(a).wrapping_mul(i32::from(w))));
+        let row = &rows[j * n..(j + 1) * n];
+        let (ac, rc) = (act.chunks_exact(LANES), row.chunks_exact(LANES));
+        let (at, rt) = (ac.remainder(), rc.remainder());
+        let mut lanes = [0i32; LANES];
+        for (a, w) in ac.zip(rc) {
+            for i in 0..LANES {
+                lanes[i] = lanes[i].wrapping_add(i32::from(a[i]) * i32::from(w[i]));
+            }
+        }
+        let tail = at.iter().zip(rt).map(|(&a, &w)| i32::from(a) * i32::from(w));
+        *o = lanes.into_iter().chain(tail).fold(0i32, i32::wrapping_add);
     }
 }
 
