@@ -4,7 +4,9 @@
 //! The network is a perspective net `(features -> H) x 2 -> head -> 1`:
 //! one shared feature transformer (FT) produces an accumulator per perspective, the side to
 //! move's accumulator comes first, both go through a clipped ReLU, then a small dense head.
-//! All integer arithmetic is defined once, in [`network`], as a scalar reference.
+//! All integer arithmetic is defined once, in [`network`], as a scalar reference. The search
+//! evaluates with the same integers faster: i16 accumulators on a stack that follows the
+//! searched path ([`stack`]) and SIMD loops with scalar twins ([`simd`], all of the `unsafe`).
 //!
 //! The trainer (`kage-train`) writes files with [`Network::from_parts`] and
 //! [`Network::to_bytes`]; this module never depends on the trainer or on any ML framework.
@@ -14,6 +16,8 @@ pub mod error;
 pub mod features;
 pub mod format;
 pub mod network;
+pub mod simd;
+pub mod stack;
 
 pub use accumulator::Accumulator;
 pub use error::NetError;

@@ -214,15 +214,18 @@ impl Searcher {
             });
         }
         let hce = self.hce.as_ref().expect("evaluation tables built above");
-        let nnue = match self.evaluator.network_for(v) {
-            Some(net) => {
-                if !self.nnue.as_ref().is_some_and(|n| Arc::ptr_eq(n.network(), net)) {
-                    self.nnue = Some(NnueEval::new(Arc::clone(net)));
+        let nnue =
+            match self.evaluator.network_for(v) {
+                Some(net) => {
+                    if !self.nnue.as_ref().is_some_and(|n| {
+                        Arc::ptr_eq(n.network(), net) && std::ptr::eq(n.variant(), v)
+                    }) {
+                        self.nnue = Some(NnueEval::new(Arc::clone(net), v));
+                    }
+                    self.nnue.as_mut()
                 }
-                self.nnue.as_mut()
-            }
-            None => None,
-        };
+                None => None,
+            };
         self.tt.new_search();
         let mut ctx =
             node::Ctx::new(&mut self.tt, &mut self.ordering, hce, nnue, stop, game, limits);

@@ -3,18 +3,24 @@
 
 use kage_engine::eval::Evaluator;
 use kage_engine::eval::nnue_eval::NnueEval;
+use kage_engine::nnue::features::active_features;
 use kage_engine::nnue::features::{FEATURE_SET_ID, num_features};
-use kage_engine::nnue::{Activation, NetHeader, NetWeights, Network};
+use kage_engine::nnue::simd::Level;
+use kage_engine::nnue::{Accumulator, Activation, NetHeader, NetWeights, Network};
 use kage_engine::protocol::uci::Uci;
 use kage_engine::search::{Limits, Searcher};
-use kage_engine::{Game, Variant, VariantId};
+use kage_engine::{Color, Game, Position, Variant, VariantId};
 use rand::{Rng, SeedableRng};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 fn random_net(v: &Variant, seed: u64) -> Network {
+    random_net_shaped(v, seed, 32, 8)
+}
+
+fn random_net_shaped(v: &Variant, seed: u64, h: usize, k: usize) -> Network {
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
-    let (f, h, k) = (num_features(v), 32usize, 8usize);
+    let f = num_features(v);
     let header = NetHeader {
         variant: v.name.clone(),
         feature_set_id: FEATURE_SET_ID,
@@ -84,36 +90,166 @@ fn uci_eval_file_loads_or_reports() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Incremental accumulator updates (down and back up) agree with a full refresh.
+/// The reference accumulator of `pos` from `c` (i32, full refresh).
+fn reference_acc(net: &Network, pos: &Position, c: Color) -> Vec<i32> {
+    let mut f = Vec::new();
+    active_features(pos, c, &mut f);
+    let mut acc = Accumulator::new(net);
+    acc.refresh(net, &f);
+    acc.values().to_vec()
+}
+
+/// The reference evaluation of `pos` (i32 accumulators, scalar head).
+fn reference_eval(net: &Network, pos: &Position) -> i32 {
+    let stm = pos.side_to_move();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    active_features(pos, stm, &mut a);
+    active_features(pos, !stm, &mut b);
+    net.evaluate(&a, &b)
+}
+
+fn check(e: &mut NnueEval, net: &Network, pos: &Position, what: &str) {
+    for c in Color::ALL {
+        let got: Vec<i32> = e.accumulator(pos, c).iter().map(|&x| i32::from(x)).collect();
+        assert_eq!(got, reference_acc(net, pos, c), "{what}: accumulator of {c:?}");
+    }
+    assert_eq!(e.evaluate_current(pos), reference_eval(net, pos), "{what}: evaluation");
+}
+
+/// The accumulator stack (pushes on the way down, lazy updates, refreshes, pops) equals a
+/// full refresh after every move of random playouts, in all four variants, at every SIMD
+/// level of this CPU, for FT widths that do and do not fit the vector widths.
 #[test]
 fn incremental_accumulators_match_full_refresh() {
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
     for id in VariantId::ALL {
         let v = Variant::builtin(id);
-        let mut e = NnueEval::new(Arc::new(random_net(v, 9)));
-        for _ in 0..4 {
-            let mut game = Game::startpos(v);
-            e.refresh(game.position());
-            let mut path = vec![game.position().clone()];
-            for _ in 0..80 {
-                let ms = game.position().legal_moves();
-                if ms.is_empty() {
-                    break;
+        for (h, k) in [(128, 32), (24, 8)] {
+            let net = Arc::new(random_net_shaped(v, 9, h, k));
+            for level in Level::available() {
+                let mut e = NnueEval::with_level(Arc::clone(&net), v, level);
+                assert!(e.is_fast(), "a random net's weights are small");
+                let what = format!("{id} {level:?} ft {h}");
+                for _ in 0..3 {
+                    let mut game = Game::startpos(v);
+                    e.refresh(game.position());
+                    let mut path = vec![game.position().clone()];
+                    for ply in 0..60 {
+                        let ms = game.position().legal_moves();
+                        if ms.is_empty() {
+                            break;
+                        }
+                        let m = ms.as_slice()[rng.random_range(0..ms.len())];
+                        let parent = game.position().clone();
+                        game.play(m);
+                        e.push(&parent, game.position());
+                        path.push(game.position().clone());
+                        // Evaluate at most plies, not all: updates then span several moves,
+                        // and from ply 20 to 31 none, so that ply 32 is refreshed instead.
+                        if ply % 4 != 3 && !(20..32).contains(&ply) {
+                            check(&mut e, &net, game.position(), &what);
+                        }
+                        // Now and then a sibling: down one move and back up.
+                        if ply % 7 == 0 {
+                            let pos = game.position().clone();
+                            let ms = pos.legal_moves();
+                            if let Some(&m) = ms.as_slice().first() {
+                                let mut child = pos.clone();
+                                child.play(m);
+                                e.push(&pos, &child);
+                                check(&mut e, &net, &child, &what);
+                                e.pop();
+                            }
+                        }
+                    }
+                    // Back up the path: every ancestor's accumulators are still right.
+                    while path.len() > 1 {
+                        path.pop();
+                        e.pop();
+                        check(&mut e, &net, path.last().expect("root stays"), &what);
+                    }
                 }
-                let m = ms.as_slice()[rng.random_range(0..ms.len())];
-                let parent = game.position().clone();
-                game.play(m);
-                e.apply(&parent, game.position());
-                path.push(game.position().clone());
-                let pos = game.position();
-                assert_eq!(e.evaluate_current(pos.side_to_move()), e.evaluate(pos), "{id}");
             }
-            // Unwind to the start: back where we began.
-            for w in path.windows(2).rev() {
-                e.apply(&w[1], &w[0]);
-            }
-            let start = &path[0];
-            assert_eq!(e.evaluate_current(start.side_to_move()), e.evaluate(start), "{id}");
+        }
+    }
+}
+
+/// A network whose weights could carry an i16 accumulator out of range is evaluated with
+/// the i32 reference, and still equals it.
+#[test]
+fn a_net_too_large_for_i16_accumulators_uses_the_reference() {
+    let v = Variant::builtin(VariantId::Minishogi);
+    let mut net = random_net(v, 5);
+    let mut w = net.weights().clone();
+    w.ft_weights.iter_mut().step_by(7).for_each(|x| *x = 30_000);
+    net = Network::from_parts(net.header().clone(), w).expect("same shape");
+    let mut e = NnueEval::new(Arc::new(net.clone()), v);
+    assert!(!e.is_fast());
+    let mut game = Game::startpos(v);
+    e.refresh(game.position());
+    for _ in 0..20 {
+        let ms = game.position().legal_moves();
+        let Some(&m) = ms.as_slice().last() else { break };
+        let parent = game.position().clone();
+        game.play(m);
+        e.push(&parent, game.position());
+        let pos = game.position();
+        assert_eq!(e.evaluate_current(pos), reference_eval(&net, pos));
+    }
+}
+
+/// `kage bench --net FILE` runs the searches with the net beside the HCE's (whose signature
+/// it does not change); a file that is not a net is one error line and exit code 2.
+#[test]
+fn bench_with_a_net_prints_both_speeds() {
+    let v = Variant::builtin(VariantId::Minishogi);
+    let path = std::env::temp_dir().join(format!("kage-bench-net-{}.nnue", std::process::id()));
+    std::fs::write(&path, random_net(v, 4).to_bytes()).expect("write temp net");
+    let kage = |extra: &[&str]| {
+        let mut args = vec!["bench", "--depth", "4", "--variant", "minishogi"];
+        args.extend_from_slice(extra);
+        std::process::Command::new(env!("CARGO_BIN_EXE_kage")).args(&args).output().expect("run")
+    };
+    let line = |text: &str, prefix: &str| -> Option<u64> {
+        text.lines().find_map(|l| l.strip_prefix(prefix)).map(|n| n.trim().parse().expect("n"))
+    };
+    let plain = kage(&[]);
+    let with = kage(&["--net", path.to_str().expect("utf-8 temp path")]);
+    let bad = kage(&["--net", env!("CARGO_MANIFEST_DIR")]);
+    std::fs::remove_file(&path).ok();
+    let (plain, with) =
+        (String::from_utf8_lossy(&plain.stdout), String::from_utf8_lossy(&with.stdout));
+    let hce = line(&plain, "signature ").expect("HCE signature");
+    assert_eq!(line(&with, "signature "), Some(hce), "{with}");
+    assert!(line(&plain, "nnue signature ").is_none());
+    assert!(line(&with, "nnue signature ").is_some_and(|n| n > 0), "{with}");
+    assert!(with.lines().any(|l| l.starts_with("minishogi") && l.ends_with('%')), "{with}");
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: ") && err.contains("network"), "{err}");
+}
+
+/// The i16 bound counts one piece per square and every hand slot: uniform FT weights `x` are
+/// on the fast path exactly while `terms * x` fits i16 (the bias is zero here).
+#[test]
+fn the_i16_bound_counts_one_piece_per_square_and_every_hand_slot() {
+    for id in VariantId::ALL {
+        let v = Variant::builtin(id);
+        let terms =
+            v.num_squares as i32 + 2 * v.hand_max.iter().map(|&m| i32::from(m)).sum::<i32>();
+        let x = i32::from(i16::MAX) / terms;
+        for (weight, fast) in [(x, true), (x + 1, false), (-x, true), (-x - 1, false)] {
+            let net = random_net(v, 2);
+            let mut w = net.weights().clone();
+            w.ft_weights.iter_mut().for_each(|f| *f = weight as i16);
+            w.ft_bias.iter_mut().for_each(|b| *b = 0);
+            let net = Arc::new(Network::from_parts(net.header().clone(), w).expect("same shape"));
+            let mut e = NnueEval::new(Arc::clone(&net), v);
+            assert_eq!(e.is_fast(), fast, "{id} weight {weight}");
+            let pos = Game::startpos(v).position().clone();
+            e.refresh(&pos);
+            assert_eq!(e.evaluate_current(&pos), reference_eval(&net, &pos), "{id}");
         }
     }
 }

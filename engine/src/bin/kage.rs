@@ -2,6 +2,7 @@
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
+use kage_engine::nnue::{Network, read_file};
 use kage_engine::protocol::{rules, uci};
 use kage_engine::search::bench;
 use kage_engine::util::cpu_time::Stopwatch;
@@ -55,6 +56,10 @@ enum Command {
         /// Only this variant.
         #[arg(long)]
         variant: Option<String>,
+        /// NNUE network to search with too (search), beside the HCE; repeat for several
+        /// variants. Without it, `engine/nets/<variant>.nnue` is used where it exists.
+        #[arg(long, value_name = "FILE")]
+        net: Vec<PathBuf>,
     },
 }
 
@@ -146,9 +151,12 @@ fn run(cli: Cli) -> Result<()> {
             );
             Ok(())
         }
-        Some(Command::Bench { what, depth, games, variant }) => match what.as_str() {
+        Some(Command::Bench { what, depth, games, variant, net }) => match what.as_str() {
             "perft" => bench_perft(),
-            "search" => Ok(bench::search(depth, variant.as_deref()).map(|_| ())?),
+            "search" => {
+                let nets = bench_nets(&net)?;
+                Ok(bench::search(depth, variant.as_deref(), &nets).map(|_| ())?)
+            }
             "match" => Ok(bench::play_match(depth.unwrap_or(2), games, variant.as_deref())?),
             "fens" => {
                 bench::POSITIONS.iter().for_each(|(v, fen)| println!("{v}\t{fen}"));
@@ -157,6 +165,30 @@ fn run(cli: Cli) -> Result<()> {
             other => bail!("unknown benchmark '{other}' (expected search, perft, match or fens)"),
         },
     }
+}
+
+/// The networks `kage bench search` runs beside the HCE: the `--net` files, or the shipped
+/// `engine/nets/<variant>.nnue` found under the current directory.
+fn bench_nets(files: &[PathBuf]) -> Result<Vec<std::sync::Arc<Network>>> {
+    let shipped: Vec<PathBuf>;
+    let files = if files.is_empty() {
+        shipped = kage_engine::VariantId::ALL
+            .iter()
+            .map(|id| PathBuf::from(format!("engine/nets/{}.nnue", id.name())))
+            .filter(|p| p.is_file())
+            .collect();
+        &shipped[..]
+    } else {
+        files
+    };
+    files
+        .iter()
+        .map(|f| {
+            let bytes = read_file(f).with_context(|| format!("reading network {}", f.display()))?;
+            let net = Network::load(&bytes).with_context(|| format!("network {}", f.display()))?;
+            Ok(std::sync::Arc::new(net))
+        })
+        .collect()
 }
 
 /// Longest input line read (a `position` with tens of thousands of moves fits).

@@ -1,29 +1,57 @@
-//! NNUE evaluation inside the search: one accumulator per perspective (White, Black), kept in
-//! step with the searched position by applying the difference between a parent and a child
-//! position (board squares that changed, hand counts that changed) on the way down and
-//! reverting it on the way up. Exact integer arithmetic makes the revert exact.
+//! NNUE evaluation inside the search: an accumulator stack ([`AccumulatorStack`]) follows
+//! the searched path (a move pushes what it changed, the way up just pops), accumulators are
+//! brought up to date lazily when a position is evaluated, and the head runs with SIMD
+//! ([`crate::nnue::simd`]). The result is bit for bit the reference evaluation
+//! ([`Network::evaluate`]); a network whose weights could overflow the i16 accumulators is
+//! evaluated with the reference instead.
 
-use crate::nnue::features::{active_features, hand_feature, piece_feature};
+use crate::nnue::features::active_features;
+use crate::nnue::network::{QA, QB, QB_SHIFT};
+use crate::nnue::simd::{self, HeadWeights, Level};
+use crate::nnue::stack::AccumulatorStack;
 use crate::nnue::{Accumulator, Network};
 use crate::position::Position;
-use crate::types::{Color, bits};
+use crate::types::Color;
+use crate::variant::Variant;
 use std::sync::Arc;
 
 /// Accumulators and scratch for evaluating positions with one network.
 pub struct NnueEval {
     net: Arc<Network>,
-    /// Indexed by perspective color.
-    acc: [Accumulator; 2],
+    level: Level,
+    stack: AccumulatorStack,
+    /// The L1 weights, prepared for the SIMD dot products.
+    l1: HeadWeights,
+    act: Vec<u8>,
+    hidden: Vec<i32>,
+    /// Reference (i32) accumulators for [`NnueEval::evaluate`].
     scratch: [Accumulator; 2],
     feats: Vec<u32>,
 }
 
 impl NnueEval {
-    /// An evaluator for `net`, its accumulators not yet computed.
-    pub fn new(net: Arc<Network>) -> NnueEval {
-        let acc = [Accumulator::new(&net), Accumulator::new(&net)];
+    /// An evaluator of `net` for positions of `variant`, using the best SIMD level of this CPU.
+    pub fn new(net: Arc<Network>, variant: &'static Variant) -> NnueEval {
+        NnueEval::with_level(net, variant, Level::detect())
+    }
+
+    /// As [`NnueEval::new`] with a given SIMD level (tests compare levels).
+    pub fn with_level(net: Arc<Network>, variant: &'static Variant, level: Level) -> NnueEval {
+        let stack = AccumulatorStack::with_level(&net, variant, level);
+        let h = net.ft_size();
+        let k = net.weights().l1_bias.len();
+        let l1 = HeadWeights::new(net.weights().l1_weights.clone(), 2 * h, k);
         let scratch = [Accumulator::new(&net), Accumulator::new(&net)];
-        NnueEval { net, acc, scratch, feats: Vec::with_capacity(128) }
+        NnueEval {
+            level,
+            stack,
+            l1,
+            act: vec![0; 2 * h],
+            hidden: vec![0; k],
+            scratch,
+            feats: Vec::with_capacity(128),
+            net,
+        }
     }
 
     /// The network.
@@ -31,63 +59,60 @@ impl NnueEval {
         &self.net
     }
 
-    /// Recomputes both accumulators for `pos`.
+    /// The variant whose positions this evaluator follows.
+    pub fn variant(&self) -> &'static Variant {
+        self.stack.variant()
+    }
+
+    /// Whether the fast i16 path is used (see [`AccumulatorStack::exact`]).
+    pub fn is_fast(&self) -> bool {
+        self.stack.exact()
+    }
+
+    /// Starts a search path at `pos` (its accumulators are computed).
     pub fn refresh(&mut self, pos: &Position) {
-        for c in Color::ALL {
-            self.feats.clear();
-            active_features(pos, c, &mut self.feats);
-            self.acc[c as usize].refresh(&self.net, &self.feats);
-        }
+        self.stack.reset(&self.net, pos);
     }
 
-    /// Moves the accumulators from position `from` (their current state) to `to`.
-    pub fn apply(&mut self, from: &Position, to: &Position) {
-        let v = to.variant();
-        let changed = from.occupied() | to.occupied();
-        for sq in bits(changed) {
-            let (a, b) = (from.piece_on(sq), to.piece_on(sq));
-            if a == b {
-                continue;
-            }
-            for c in Color::ALL {
-                let acc = &mut self.acc[c as usize];
-                if let Some(p) = a {
-                    acc.remove_feature(&self.net, piece_feature(v, c, p, sq));
-                }
-                if let Some(p) = b {
-                    acc.add_feature(&self.net, piece_feature(v, c, p, sq));
-                }
-            }
-        }
-        for owner in Color::ALL {
-            for &k in &v.hand_kinds {
-                let (n0, n1) = (from.hand(owner, k), to.hand(owner, k));
-                if n0 == n1 {
-                    continue;
-                }
-                for c in Color::ALL {
-                    let acc = &mut self.acc[c as usize];
-                    for slot in n0.min(n1)..n0.max(n1) {
-                        if let Some(f) = hand_feature(v, c, owner, k, slot) {
-                            if n1 > n0 {
-                                acc.add_feature(&self.net, f);
-                            } else {
-                                acc.remove_feature(&self.net, f);
-                            }
-                        }
-                    }
-                }
-            }
-        }
+    /// Descends from `parent` (the current end of the path) to `child`.
+    pub fn push(&mut self, parent: &Position, child: &Position) {
+        self.stack.push(parent, child);
     }
 
-    /// Evaluation of the position the accumulators describe, side to move `stm`.
-    pub fn evaluate_current(&self, stm: Color) -> i32 {
-        self.net.evaluate_accumulators(&self.acc[stm as usize], &self.acc[!stm as usize])
+    /// Returns to the parent of the current end of the path.
+    pub fn pop(&mut self) {
+        self.stack.pop();
     }
 
-    /// Full-refresh evaluation of `pos` (does not touch the incremental state), in
-    /// centipawns from the side to move's point of view.
+    /// The accumulator of `pos` (the current end of the path) from `perspective`.
+    pub fn accumulator(&mut self, pos: &Position, perspective: Color) -> &[i16] {
+        self.stack.update(&self.net, pos);
+        self.stack.current(perspective)
+    }
+
+    /// Evaluation of `pos`, the current end of the path, in centipawns from its side to move's
+    /// point of view.
+    pub fn evaluate_current(&mut self, pos: &Position) -> i32 {
+        if !self.stack.exact() {
+            return self.evaluate(pos);
+        }
+        self.stack.update(&self.net, pos);
+        let stm = pos.side_to_move();
+        simd::crelu(self.level, self.stack.current(stm), self.stack.current(!stm), &mut self.act);
+        simd::dots(self.level, &self.act, &self.l1, &mut self.hidden);
+        // The reference's head (`Network::raw_output`) from here on.
+        let w = self.net.weights();
+        let mut out = w.out_bias;
+        for ((&dot, &b), &ow) in self.hidden.iter().zip(&w.l1_bias).zip(&w.out_weights) {
+            let s = b.wrapping_add(dot);
+            let hidden = ((s + (QB >> 1)) >> QB_SHIFT).clamp(0, QA);
+            out += hidden * i32::from(ow);
+        }
+        self.net.output_to_cp(out)
+    }
+
+    /// Full-refresh evaluation of `pos` with the scalar reference (does not touch the
+    /// incremental state), in centipawns from the side to move's point of view.
     pub fn evaluate(&mut self, pos: &Position) -> i32 {
         let us = pos.side_to_move();
         for (i, c) in [us, !us].into_iter().enumerate() {

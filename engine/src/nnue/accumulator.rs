@@ -1,4 +1,5 @@
-//! Feature-transformer accumulator with incremental updates for search.
+//! The reference feature-transformer accumulator (i32, exact by construction); the search uses
+//! the i16 accumulator stack of [`super::stack`], checked against this one.
 
 use super::network::Network;
 

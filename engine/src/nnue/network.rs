@@ -253,7 +253,11 @@ impl Network {
     /// # Panics
     /// Panics if an accumulator was built for a network of another width.
     pub fn evaluate_accumulators(&self, stm: &Accumulator, nstm: &Accumulator) -> i32 {
-        let out = self.raw_output(stm.values(), nstm.values());
+        self.output_to_cp(self.raw_output(stm.values(), nstm.values()))
+    }
+
+    /// Scales an integer output (scale `QA * QO`) to centipawns, rounded to nearest.
+    pub fn output_to_cp(&self, out: i32) -> i32 {
         let scaled = i64::from(out) * i64::from(self.header.output_scale);
         // Round to nearest (ties up).
         let d = i64::from(QA * QO);

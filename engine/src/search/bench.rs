@@ -2,11 +2,15 @@
 //! variant, node-count signature) and `kage bench match` (depth d+2 against depth d).
 
 use super::{Limits, Searcher};
+use crate::eval::Evaluator;
+use crate::eval::nnue_eval::NnueEval;
+use crate::nnue::Network;
 use crate::game::Game;
 use crate::position::Position;
 use crate::types::Color;
 use crate::util::cpu_time::Stopwatch;
 use crate::variant::{SpecError, Variant, VariantId};
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 /// Start positions plus middlegame positions taken from the FSF perft references.
@@ -51,9 +55,39 @@ fn selected(only: Option<&str>) -> Result<Option<VariantId>, SpecError> {
     only.map(str::parse).transpose()
 }
 
-/// Runs the search bench and prints a table; returns the total node count (the signature).
-/// `only` names one variant to bench; an unknown name is an error.
-pub fn search(depth: Option<u32>, only: Option<&str>) -> Result<u64, SpecError> {
+/// Nodes, wall seconds and CPU seconds of one variant's bench searches.
+struct Run {
+    nodes: u64,
+    secs: f64,
+    cpu: f64,
+}
+
+fn run_positions(name: &str, v: &'static Variant, d: u32, evaluator: &Evaluator) -> Run {
+    let mut nodes = 0u64;
+    let watch = Stopwatch::process();
+    for &(_, fen) in POSITIONS.iter().filter(|(n, _)| *n == name) {
+        let mut s = Searcher::new(16);
+        s.set_evaluator(evaluator.clone());
+        let game = Game::new(position(v, fen));
+        let stop = AtomicBool::new(false);
+        let r = s.search(&game, &Limits::depth(d), &stop, &mut |_| {});
+        nodes += r.nodes;
+    }
+    let secs = watch.wall_seconds();
+    let cpu = watch.cpu_seconds().unwrap_or(secs);
+    Run { nodes, secs, cpu }
+}
+
+/// Runs the search bench and prints a table; returns the total node count of the hand-crafted
+/// evaluation's searches (the signature). For each variant with a network in `nets` (the
+/// first that fits), the same searches run again with it and its nodes/s are printed beside
+/// the HCE's, with their ratio. `only` names one variant to bench; an unknown name is an
+/// error.
+pub fn search(
+    depth: Option<u32>,
+    only: Option<&str>,
+    nets: &[Arc<Network>],
+) -> Result<u64, SpecError> {
     let only = selected(only)?;
     println!(
         "{:<14} {:>5} {:>12} {:>9} {:>10} {:>9} {:>12}",
@@ -61,6 +95,7 @@ pub fn search(depth: Option<u32>, only: Option<&str>) -> Result<u64, SpecError> 
     );
     let mut total = 0u64;
     let (mut all_nodes, mut all_time) = (0u64, 0f64);
+    let mut side_by_side = Vec::new();
     for id in VariantId::ALL {
         let name = id.name();
         if only.is_some_and(|o| o != id) {
@@ -68,17 +103,8 @@ pub fn search(depth: Option<u32>, only: Option<&str>) -> Result<u64, SpecError> 
         }
         let v = Variant::builtin(id);
         let d = depth.unwrap_or_else(|| default_depth(name));
-        let mut nodes = 0u64;
-        let watch = Stopwatch::process();
-        for &(_, fen) in POSITIONS.iter().filter(|(n, _)| *n == name) {
-            let mut s = Searcher::new(16);
-            let game = Game::new(position(v, fen));
-            let stop = AtomicBool::new(false);
-            let r = s.search(&game, &Limits::depth(d), &stop, &mut |_| {});
-            nodes += r.nodes;
-        }
-        let secs = watch.wall_seconds();
-        let cpu = watch.cpu_seconds().unwrap_or(secs);
+        let hce = run_positions(name, v, d, &Evaluator::HandCrafted);
+        let Run { nodes, secs, cpu } = hce;
         println!(
             "{name:<14} {d:>5} {nodes:>12} {secs:>9.3} {:>10.0} {cpu:>9.2} {:>12.0}",
             nodes as f64 / secs.max(1e-9) / 1e3,
@@ -87,11 +113,42 @@ pub fn search(depth: Option<u32>, only: Option<&str>) -> Result<u64, SpecError> 
         total += nodes;
         all_nodes += nodes;
         all_time += secs;
+        let nnue = nets
+            .iter()
+            .map(|n| Evaluator::Nnue(Arc::clone(n)))
+            .find(|e| e.network_for(v).is_some());
+        if let Some(e) = nnue {
+            if let Some(net) = e.network_for(v)
+                && !NnueEval::new(Arc::clone(net), v).is_fast()
+            {
+                println!("{name}: the net's weights may overflow i16 accumulators: slow path");
+            }
+            side_by_side.push((name, d, hce, run_positions(name, v, d, &e)));
+        }
     }
     println!(
         "total nodes {all_nodes}, {:.0} knodes/s\nsignature {total}",
         all_nodes as f64 / all_time.max(1e-9) / 1e3
     );
+    if !side_by_side.is_empty() {
+        println!(
+            "\n{:<14} {:>5} {:>12} {:>12} {:>12} {:>12} {:>7}",
+            "variant", "depth", "hce nodes", "hce kn/cpu-s", "nnue nodes", "nnue kn/cpu-s", "ratio"
+        );
+        for (name, d, h, n) in &side_by_side {
+            let (hk, nk) = (h.nodes as f64 / h.cpu.max(1e-2), n.nodes as f64 / n.cpu.max(1e-2));
+            println!(
+                "{name:<14} {d:>5} {:>12} {:>12.0} {:>12} {:>12.0} {:>6.0}%",
+                h.nodes,
+                hk / 1e3,
+                n.nodes,
+                nk / 1e3,
+                nk / hk.max(1e-9) * 100.0
+            );
+        }
+        let nnue_total: u64 = side_by_side.iter().map(|s| s.3.nodes).sum();
+        println!("nnue signature {nnue_total}");
+    }
     Ok(total)
 }
 

@@ -153,10 +153,8 @@ impl<'a> Ctx<'a> {
 
     #[inline]
     fn evaluate(&mut self, pos: &Position) -> i32 {
-        match self.nnue.as_ref() {
-            Some(n) => {
-                n.evaluate_current(pos.side_to_move()).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
-            }
+        match self.nnue.as_mut() {
+            Some(n) => n.evaluate_current(pos).clamp(-MATE_BOUND + 1, MATE_BOUND - 1),
             None => self.hce.evaluate(pos),
         }
     }
@@ -165,15 +163,15 @@ impl<'a> Ctx<'a> {
     #[inline]
     pub fn enter(&mut self, parent: &Position, child: &Position) {
         if let Some(n) = self.nnue.as_mut() {
-            n.apply(parent, child);
+            n.push(parent, child);
         }
     }
 
-    /// Returns from `child` to `parent`.
+    /// Returns from the child entered last to its parent.
     #[inline]
-    pub fn leave(&mut self, parent: &Position, child: &Position) {
+    pub fn leave(&mut self) {
         if let Some(n) = self.nnue.as_mut() {
-            n.apply(child, parent);
+            n.pop();
         }
     }
 
@@ -337,7 +335,7 @@ impl<'a> Ctx<'a> {
                 self.search_late_move(&child, depth - 1 + ext, r, alpha, beta, ply, m)
             };
             self.pop();
-            self.leave(pos, &child);
+            self.leave();
             if self.aborted {
                 self.put_frame(ply, f);
                 return 0;
@@ -473,7 +471,7 @@ impl<'a> Ctx<'a> {
         let q = if evasion || child.in_check() { qdepth + 1 } else { qdepth };
         self.enter(pos, &child);
         let s = -self.qsearch(&child, -beta, -alpha, ply + 1, m, q);
-        self.leave(pos, &child);
+        self.leave();
         s
     }
 

@@ -178,7 +178,7 @@ fn root_search(
             }
             s
         };
-        ctx.leave(root, &child);
+        ctx.leave();
         ctx.pop();
         if ctx.aborted {
             return best;
