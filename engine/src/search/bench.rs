@@ -4,8 +4,8 @@
 use super::{Limits, Searcher};
 use crate::eval::Evaluator;
 use crate::eval::nnue_eval::NnueEval;
-use crate::nnue::Network;
 use crate::game::Game;
+use crate::nnue::Network;
 use crate::position::Position;
 use crate::types::Color;
 use crate::util::cpu_time::Stopwatch;
