@@ -1,8 +1,6 @@
-//! Arguments of `kage-selfplay match` and `stats`, their translation into a
-//! [`MatchConfig`], and the hidden `uci` subcommand (kage's UCI loop, so that tests and
-//! benchmarks have an outside engine at hand).
+//! Arguments of `kage-selfplay match` and `stats` and their translation into a
+//! [`MatchConfig`].
 
-use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -339,52 +337,4 @@ impl MatchArgs {
             quiet: self.quiet,
         })
     }
-}
-
-/// Ctrl-C (or SIGTERM) once: stop the match after the current moves (unfinished pairs are
-/// dropped, rerunning resumes); twice: exit at once (finished pairs are on disk either way).
-pub fn install_interrupt() -> Result<std::sync::Arc<std::sync::atomic::AtomicBool>> {
-    use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-    let stop = std::sync::Arc::new(AtomicBool::new(false));
-    let hits = AtomicU32::new(0);
-    let flag = stop.clone();
-    ctrlc::set_handler(move || {
-        if hits.fetch_add(1, Ordering::SeqCst) == 0 {
-            flag.store(true, Ordering::SeqCst);
-            eprintln!(
-                "\nkage-selfplay: interrupted; stopping the match after the current moves \
-                 (Ctrl-C again to quit at once)"
-            );
-        } else {
-            eprintln!("\nkage-selfplay: aborted; rerun the same command to resume");
-            std::process::exit(130);
-        }
-    })
-    .context("installing the Ctrl-C handler")?;
-    Ok(stop)
-}
-
-/// kage's UCI loop on stdin/stdout (the `kage` binary's, for tests and benchmarks).
-pub fn run_uci() -> Result<()> {
-    use kage_engine::protocol::uci::Uci;
-    let default = kage_engine::Variant::by_name("shinobiplus")?;
-    let mut session = Uci::new(default, None);
-    let stdin = std::io::stdin();
-    let stdout = std::io::stdout();
-    for line in stdin.lock().lines() {
-        let line = line.context("reading stdin")?;
-        let mut reply = Vec::new();
-        if !session.handle(&line, &mut reply)? {
-            let cmd = line.split_whitespace().next().unwrap_or("");
-            writeln!(reply, "info string error unknown command '{cmd}'")?;
-        }
-        let mut out = stdout.lock();
-        out.write_all(&reply)?;
-        out.flush()?;
-        drop(out);
-        if session.quit {
-            break;
-        }
-    }
-    Ok(())
 }
