@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use kage_selfplay::config::{OpeningMode, Openings};
+use kage_selfplay::config::Openings;
 use kage_selfplay::matches::{
     EngineKind, EngineSpec, LimitSpec, MatchConfig, Model, OpeningSpec, Order, Sprt, UciSpec, stats,
 };
@@ -75,18 +75,8 @@ pub struct MatchArgs {
     /// Order of file openings.
     #[arg(long, default_value = "random")]
     pub order: String,
-    /// Random opening plies (without --openings).
-    #[arg(long, default_value_t = 8)]
-    pub opening_plies: u32,
-    /// `multipv` (random among the built-in search's MultiPV moves within --opening-margin
-    /// of the best) or `uniform` (random legal moves).
-    #[arg(long, default_value = "multipv")]
-    pub opening_mode: OpeningMode,
-    #[arg(long, default_value_t = 4)]
-    pub opening_multipv: u32,
-    /// Centipawns below the best line.
-    #[arg(long, default_value_t = 80)]
-    pub opening_margin: i32,
+    #[command(flatten)]
+    pub opening: crate::cli::OpeningArgs,
     /// Nodes of the opening search.
     #[arg(long, default_value_t = 2000)]
     pub opening_nodes: u64,
@@ -302,10 +292,8 @@ impl MatchArgs {
             }
             None => OpeningSpec::Random {
                 openings: Openings {
-                    random_plies: self.opening_plies,
-                    mode: self.opening_mode,
-                    multipv: self.opening_multipv.max(1),
-                    margin_cp: self.opening_margin,
+                    multipv: self.opening.opening_multipv.max(1),
+                    ..self.opening.openings()
                 },
                 nodes: self.opening_nodes.max(1),
             },
