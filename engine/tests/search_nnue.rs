@@ -1,10 +1,9 @@
-//! The search with an NNUE evaluator: a small random network built in the test, loaded
+//! The search with an NNUE evaluator: a small random network (`nnue::random_network`), loaded
 //! through `Evaluator::load_nnue` and UCI `EvalFile`.
 
 use kage_engine::eval::Evaluator;
 use kage_engine::eval::nnue_eval::NnueEval;
-use kage_engine::nnue::features::{FEATURE_SET_ID, num_features};
-use kage_engine::nnue::{Activation, NetHeader, NetWeights, Network};
+use kage_engine::nnue::random_network;
 use kage_engine::protocol::uci::Uci;
 use kage_engine::search::{Limits, Searcher};
 use kage_engine::{Game, Variant, VariantId};
@@ -12,37 +11,11 @@ use rand::{Rng, SeedableRng};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-fn random_net(v: &Variant, seed: u64) -> Network {
-    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
-    let (f, h, k) = (num_features(v), 32usize, 8usize);
-    let header = NetHeader {
-        variant: v.name.clone(),
-        feature_set_id: FEATURE_SET_ID,
-        num_features: f as u32,
-        ft_size: h as u32,
-        head_size: k as u32,
-        activation: Activation::ClippedRelu,
-        output_scale: 400,
-        run_id: "test".into(),
-        git_revision: "test".into(),
-        config: String::new(),
-    };
-    let weights = NetWeights {
-        ft_weights: (0..f * h).map(|_| rng.random_range(-20..20)).collect(),
-        ft_bias: (0..h).map(|_| rng.random_range(0..40)).collect(),
-        l1_weights: (0..k * 2 * h).map(|_| rng.random_range(-30..30)).collect(),
-        l1_bias: (0..k).map(|_| rng.random_range(-500..500)).collect(),
-        out_weights: (0..k).map(|_| rng.random_range(-60..60)).collect(),
-        out_bias: 0,
-    };
-    Network::from_parts(header, weights).expect("consistent network")
-}
-
 #[test]
 fn nnue_search_is_legal_and_repeatable() {
     for id in VariantId::ALL {
         let v = Variant::builtin(id);
-        let bytes = random_net(v, 3).to_bytes();
+        let bytes = random_network(v, 3).to_bytes();
         let ev = Evaluator::load_nnue(&bytes, v).expect("loads");
         let game = Game::startpos(v);
         let stop = AtomicBool::new(false);
@@ -70,7 +43,7 @@ fn uci_eval_file_loads_or_reports() {
     let dir = std::env::temp_dir().join(format!("kage-search-nnue-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let good = dir.join("net.nnue");
-    std::fs::write(&good, random_net(v, 5).to_bytes()).expect("write");
+    std::fs::write(&good, random_network(v, 5).to_bytes()).expect("write");
     let bad = dir.join("bad.nnue");
     std::fs::write(&bad, b"not a network").expect("write");
     let mut uci = Uci::new(v, None);
@@ -90,7 +63,7 @@ fn incremental_accumulators_match_full_refresh() {
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
     for id in VariantId::ALL {
         let v = Variant::builtin(id);
-        let mut e = NnueEval::new(Arc::new(random_net(v, 9)));
+        let mut e = NnueEval::new(Arc::new(random_network(v, 9)));
         for _ in 0..4 {
             let mut game = Game::startpos(v);
             e.refresh(game.position());
