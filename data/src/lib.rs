@@ -30,6 +30,7 @@ mod framer;
 pub mod game;
 pub mod header;
 pub mod parts;
+pub mod pgn;
 pub mod position;
 mod reader;
 mod record;

@@ -16,6 +16,8 @@ pub mod error;
 pub mod features;
 pub mod format;
 pub mod network;
+#[doc(hidden)]
+pub mod random;
 pub mod simd;
 pub mod stack;
 
@@ -23,3 +25,5 @@ pub use accumulator::Accumulator;
 pub use error::NetError;
 pub use format::{FORMAT_VERSION, MAGIC, read_file};
 pub use network::{Activation, NetHeader, NetWeights, Network, QA, QB, QB_SHIFT, QO};
+#[doc(hidden)]
+pub use random::random_network;

@@ -1,8 +1,7 @@
 //! Attack tests (issue #11): input a careless or hostile user gives the engine. Each must
 //! end in a clear answer, never a crash, a hang or a silently wrong result. Each is fast.
 
-use kage_engine::nnue::features::{FEATURE_SET_ID, num_features};
-use kage_engine::nnue::{Activation, NetHeader, NetWeights, Network};
+use kage_engine::nnue::random_network;
 use kage_engine::protocol::uci::Uci;
 use kage_engine::search::{Limits, Searcher};
 use kage_engine::{Game, Position, Variant, VariantId};
@@ -182,31 +181,6 @@ fn go_after_a_refused_position_refuses_to_search() {
     assert!(!String::from_utf8_lossy(&out).contains("error"));
 }
 
-fn small_net(v: &Variant) -> Vec<u8> {
-    let (f, h, k) = (num_features(v), 8usize, 4usize);
-    let header = NetHeader {
-        variant: v.name.clone(),
-        feature_set_id: FEATURE_SET_ID,
-        num_features: f as u32,
-        ft_size: h as u32,
-        head_size: k as u32,
-        activation: Activation::ClippedRelu,
-        output_scale: 400,
-        run_id: "attack".into(),
-        git_revision: "attack".into(),
-        config: String::new(),
-    };
-    let weights = NetWeights {
-        ft_weights: (0..f * h).map(|i| (i % 7) as i16 - 3).collect(),
-        ft_bias: vec![5; h],
-        l1_weights: (0..k * 2 * h).map(|i| (i % 5) as i8 - 2).collect(),
-        l1_bias: vec![1; k],
-        out_weights: vec![3; k],
-        out_bias: 0,
-    };
-    Network::from_parts(header, weights).expect("consistent network").to_bytes()
-}
-
 fn temp_dir(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("kage-attack-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&d).expect("temp dir");
@@ -223,7 +197,8 @@ fn said(uci: &mut Uci, line: &str) -> String {
 fn eval_file_and_variant_in_either_order() {
     let dir = temp_dir("evalfile");
     let net = dir.join("minishogi.nnue");
-    std::fs::write(&net, small_net(Variant::builtin(VariantId::Minishogi))).expect("write");
+    std::fs::write(&net, random_network(Variant::builtin(VariantId::Minishogi), 1).to_bytes())
+        .expect("write");
     let set_net = format!("setoption name EvalFile value {}", net.display());
 
     // EvalFile first (the default variant is shinobiplus), then the variant: accepted.

@@ -4,9 +4,9 @@
 use kage_engine::eval::Evaluator;
 use kage_engine::eval::nnue_eval::NnueEval;
 use kage_engine::nnue::features::active_features;
-use kage_engine::nnue::features::{FEATURE_SET_ID, num_features};
+use kage_engine::nnue::random::random_network_shaped;
 use kage_engine::nnue::simd::Level;
-use kage_engine::nnue::{Accumulator, Activation, NetHeader, NetWeights, Network};
+use kage_engine::nnue::{Accumulator, Network};
 use kage_engine::protocol::uci::Uci;
 use kage_engine::search::{Limits, Searcher};
 use kage_engine::{Color, Game, Position, Variant, VariantId};
@@ -15,33 +15,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 fn random_net(v: &Variant, seed: u64) -> Network {
-    random_net_shaped(v, seed, 32, 8)
-}
-
-fn random_net_shaped(v: &Variant, seed: u64, h: usize, k: usize) -> Network {
-    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
-    let f = num_features(v);
-    let header = NetHeader {
-        variant: v.name.clone(),
-        feature_set_id: FEATURE_SET_ID,
-        num_features: f as u32,
-        ft_size: h as u32,
-        head_size: k as u32,
-        activation: Activation::ClippedRelu,
-        output_scale: 400,
-        run_id: "test".into(),
-        git_revision: "test".into(),
-        config: String::new(),
-    };
-    let weights = NetWeights {
-        ft_weights: (0..f * h).map(|_| rng.random_range(-20..20)).collect(),
-        ft_bias: (0..h).map(|_| rng.random_range(0..40)).collect(),
-        l1_weights: (0..k * 2 * h).map(|_| rng.random_range(-30..30)).collect(),
-        l1_bias: (0..k).map(|_| rng.random_range(-500..500)).collect(),
-        out_weights: (0..k).map(|_| rng.random_range(-60..60)).collect(),
-        out_bias: 0,
-    };
-    Network::from_parts(header, weights).expect("consistent network")
+    random_network_shaped(v, seed, 32, 8)
 }
 
 #[test]
@@ -125,7 +99,7 @@ fn incremental_accumulators_match_full_refresh() {
     for id in VariantId::ALL {
         let v = Variant::builtin(id);
         for (h, k) in [(128, 32), (24, 8)] {
-            let net = Arc::new(random_net_shaped(v, 9, h, k));
+            let net = Arc::new(random_network_shaped(v, 9, h, k));
             for level in Level::available() {
                 let mut e = NnueEval::with_level(Arc::clone(&net), v, level);
                 assert!(e.is_fast(), "a random net's weights are small");

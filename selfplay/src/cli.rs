@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use kage_engine::VariantId;
-use kage_selfplay::config::NetRef;
+use kage_selfplay::config::{NetRef, Openings};
 use kage_selfplay::{Budget, GenConfig, OpeningMode, PlayerFactory, PlayerKind, Shard};
 
 #[derive(Parser)]
@@ -37,6 +37,36 @@ pub enum Cmd {
     Uci,
 }
 
+/// Random opening plies (shared by `generate`, `bench` and `match`).
+#[derive(Args, Clone)]
+pub struct OpeningArgs {
+    /// Random plies at the start of each game (match: without --openings).
+    #[arg(long, default_value_t = 8)]
+    pub opening_plies: u32,
+    /// How random opening plies are chosen: `multipv` (among the built-in search's MultiPV
+    /// moves within --opening-margin of the best) or `uniform` (among all legal moves).
+    #[arg(long, default_value = "multipv")]
+    pub opening_mode: OpeningMode,
+    /// MultiPV width for multipv openings.
+    #[arg(long, default_value_t = 4)]
+    pub opening_multipv: u32,
+    /// Margin (cp) below the best line for multipv openings.
+    #[arg(long, default_value_t = 80)]
+    pub opening_margin: i32,
+}
+
+impl OpeningArgs {
+    /// The openings as given.
+    pub fn openings(&self) -> Openings {
+        Openings {
+            random_plies: self.opening_plies,
+            mode: self.opening_mode,
+            multipv: self.opening_multipv,
+            margin_cp: self.opening_margin,
+        }
+    }
+}
+
 /// What decides the games (shared by `generate` and `bench`).
 #[derive(Args, Clone)]
 pub struct GameArgs {
@@ -55,19 +85,8 @@ pub struct GameArgs {
     /// Transposition table per thread, MiB.
     #[arg(long, default_value_t = 8)]
     pub hash: usize,
-    /// Random plies at the start of each game.
-    #[arg(long, default_value_t = 8)]
-    pub opening_plies: u32,
-    /// How random opening plies are chosen: `multipv` (among the MultiPV moves within
-    /// --opening-margin of the best) or `uniform` (among all legal moves).
-    #[arg(long, default_value = "multipv")]
-    pub opening_mode: OpeningMode,
-    /// MultiPV width for multipv openings.
-    #[arg(long, default_value_t = 4)]
-    pub opening_multipv: u32,
-    /// Margin (cp) below the best line for multipv openings.
-    #[arg(long, default_value_t = 80)]
-    pub opening_margin: i32,
+    #[command(flatten)]
+    pub opening: OpeningArgs,
     /// Resign when the score stays beyond this bound (cp)...
     #[arg(long, default_value_t = 1500)]
     pub resign_cp: i32,
@@ -218,10 +237,7 @@ impl GameArgs {
         c.player = self.player;
         c.hash_mb = self.hash;
         c.batch_size = batch_size;
-        c.openings.random_plies = self.opening_plies;
-        c.openings.mode = self.opening_mode;
-        c.openings.multipv = self.opening_multipv;
-        c.openings.margin_cp = self.opening_margin;
+        c.openings = self.opening.openings();
         let a = &mut c.adjudication;
         a.resign_cp = self.resign_cp;
         a.resign_plies = self.resign_plies;

@@ -2,11 +2,11 @@
 //! benchmark.
 
 mod cli;
+mod interrupt;
 mod match_cli;
 
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::Ordering;
 
 use anyhow::{Context, Result, bail};
 use clap::{CommandFactory, FromArgMatches};
@@ -34,7 +34,7 @@ fn main() -> ExitCode {
         Cmd::Bench(args) => run_bench(&args),
         Cmd::Match(args) => run_match(&args),
         Cmd::Stats(args) => match_cli::run_stats(&args).map(|_| ExitCode::SUCCESS),
-        Cmd::Uci => match_cli::run_uci().map(|_| ExitCode::SUCCESS),
+        Cmd::Uci => run_uci().map(|_| ExitCode::SUCCESS),
     };
     match res {
         Ok(code) => code,
@@ -45,32 +45,10 @@ fn main() -> ExitCode {
     }
 }
 
-/// Ctrl-C (or SIGTERM, e.g. Slurm preemption) once: finish the batches in flight and stop;
-/// twice: exit at once (finished batches are on disk either way).
-fn install_interrupt() -> Result<Arc<AtomicBool>> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let hits = AtomicU32::new(0);
-    let flag = stop.clone();
-    ctrlc::set_handler(move || {
-        if hits.fetch_add(1, Ordering::SeqCst) == 0 {
-            flag.store(true, Ordering::SeqCst);
-            eprintln!(
-                "\nkage-selfplay: interrupted; finishing the batches in flight \
-                 (Ctrl-C again to quit at once)"
-            );
-        } else {
-            eprintln!("\nkage-selfplay: aborted; rerun the same command to resume");
-            std::process::exit(130);
-        }
-    })
-    .context("installing the Ctrl-C handler")?;
-    Ok(stop)
-}
-
 fn run_generate(args: &cli::GenerateArgs) -> Result<ExitCode> {
     let shard = args.shard()?;
     let threads = cli::threads(args.threads);
-    let stop = install_interrupt()?;
+    let stop = interrupt::install("finishing the batches in flight")?;
     for variant in args.variants()? {
         let cfg = args.config(&variant)?;
         let factory = cli::factory(&cfg)?;
@@ -183,7 +161,7 @@ fn run_bench(args: &cli::BenchArgs) -> Result<ExitCode> {
 fn run_match(args: &match_cli::MatchArgs) -> Result<ExitCode> {
     use kage_selfplay::matches::{MatchStatus, run, stats};
     let cfg = args.config()?;
-    let stop = match_cli::install_interrupt()?;
+    let stop = interrupt::install("stopping the match after the current moves")?;
     let r = run(&cfg, &stop)?;
     println!("{} vs {} ({}), {}", r.engines[0], r.engines[1], r.variant, r.dir.display());
     let c = &r.counts;
@@ -208,4 +186,11 @@ fn run_match(args: &match_cli::MatchArgs) -> Result<ExitCode> {
         }
         _ => ExitCode::SUCCESS,
     })
+}
+
+/// kage's UCI loop on stdin/stdout (the hidden `uci` subcommand: an outside engine for tests
+/// and benchmarks).
+fn run_uci() -> Result<()> {
+    let default = kage_engine::Variant::by_name("shinobiplus")?;
+    Ok(kage_engine::protocol::uci::run_stdio(default, None)?)
 }

@@ -1,14 +1,12 @@
-//! Arguments of `kage-selfplay match` and `stats`, their translation into a
-//! [`MatchConfig`], and the hidden `uci` subcommand (kage's UCI loop, so that tests and
-//! benchmarks have an outside engine at hand).
+//! Arguments of `kage-selfplay match` and `stats` and their translation into a
+//! [`MatchConfig`].
 
-use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use kage_selfplay::config::{OpeningMode, Openings};
+use kage_selfplay::config::Openings;
 use kage_selfplay::matches::{
     EngineKind, EngineSpec, LimitSpec, MatchConfig, Model, OpeningSpec, Order, Sprt, UciSpec, stats,
 };
@@ -77,18 +75,8 @@ pub struct MatchArgs {
     /// Order of file openings.
     #[arg(long, default_value = "random")]
     pub order: String,
-    /// Random opening plies (without --openings).
-    #[arg(long, default_value_t = 8)]
-    pub opening_plies: u32,
-    /// `multipv` (random among the built-in search's MultiPV moves within --opening-margin
-    /// of the best) or `uniform` (random legal moves).
-    #[arg(long, default_value = "multipv")]
-    pub opening_mode: OpeningMode,
-    #[arg(long, default_value_t = 4)]
-    pub opening_multipv: u32,
-    /// Centipawns below the best line.
-    #[arg(long, default_value_t = 80)]
-    pub opening_margin: i32,
+    #[command(flatten)]
+    pub opening: crate::cli::OpeningArgs,
     /// Nodes of the opening search.
     #[arg(long, default_value_t = 2000)]
     pub opening_nodes: u64,
@@ -304,10 +292,8 @@ impl MatchArgs {
             }
             None => OpeningSpec::Random {
                 openings: Openings {
-                    random_plies: self.opening_plies,
-                    mode: self.opening_mode,
-                    multipv: self.opening_multipv.max(1),
-                    margin_cp: self.opening_margin,
+                    multipv: self.opening.opening_multipv.max(1),
+                    ..self.opening.openings()
                 },
                 nodes: self.opening_nodes.max(1),
             },
@@ -339,52 +325,4 @@ impl MatchArgs {
             quiet: self.quiet,
         })
     }
-}
-
-/// Ctrl-C (or SIGTERM) once: stop the match after the current moves (unfinished pairs are
-/// dropped, rerunning resumes); twice: exit at once (finished pairs are on disk either way).
-pub fn install_interrupt() -> Result<std::sync::Arc<std::sync::atomic::AtomicBool>> {
-    use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-    let stop = std::sync::Arc::new(AtomicBool::new(false));
-    let hits = AtomicU32::new(0);
-    let flag = stop.clone();
-    ctrlc::set_handler(move || {
-        if hits.fetch_add(1, Ordering::SeqCst) == 0 {
-            flag.store(true, Ordering::SeqCst);
-            eprintln!(
-                "\nkage-selfplay: interrupted; stopping the match after the current moves \
-                 (Ctrl-C again to quit at once)"
-            );
-        } else {
-            eprintln!("\nkage-selfplay: aborted; rerun the same command to resume");
-            std::process::exit(130);
-        }
-    })
-    .context("installing the Ctrl-C handler")?;
-    Ok(stop)
-}
-
-/// kage's UCI loop on stdin/stdout (the `kage` binary's, for tests and benchmarks).
-pub fn run_uci() -> Result<()> {
-    use kage_engine::protocol::uci::Uci;
-    let default = kage_engine::Variant::by_name("shinobiplus")?;
-    let mut session = Uci::new(default, None);
-    let stdin = std::io::stdin();
-    let stdout = std::io::stdout();
-    for line in stdin.lock().lines() {
-        let line = line.context("reading stdin")?;
-        let mut reply = Vec::new();
-        if !session.handle(&line, &mut reply)? {
-            let cmd = line.split_whitespace().next().unwrap_or("");
-            writeln!(reply, "info string error unknown command '{cmd}'")?;
-        }
-        let mut out = stdout.lock();
-        out.write_all(&reply)?;
-        out.flush()?;
-        drop(out);
-        if session.quit {
-            break;
-        }
-    }
-    Ok(())
 }

@@ -14,8 +14,16 @@ fn temp_dir(name: &str) -> PathBuf {
     d
 }
 
-fn run(args: &[&str]) -> std::process::Output {
-    Command::new(BIN).args(args).output().expect("runs")
+/// A two-game minishogi match at 300 nodes per move between `builtin params=PARAMS` and
+/// the built-in evaluation, into `out`.
+fn match_with_params(params: &std::path::Path, out: &std::path::Path) -> std::process::Output {
+    let (p, o) = (format!("params={}", params.display()), out.display().to_string());
+    let args = ["match", "--variant", "minishogi", "--games", "2", "--nodes", "300", "--quiet"];
+    Command::new(BIN)
+        .args(args)
+        .args(["--engine", "builtin", &p, "--engine", "builtin", "--out", &o])
+        .output()
+        .expect("runs")
 }
 
 #[test]
@@ -25,24 +33,7 @@ fn a_parameter_file_plays_and_a_bad_one_is_refused() {
     // A legal parameter file that values pawns at three times the spec's value.
     std::fs::write(&params, "tempo = 10\n[material]\n\"P\" = 300\n").unwrap();
     let out = dir.join("m");
-    let (p, o) = (params.display().to_string(), out.display().to_string());
-    let r = run(&[
-        "match",
-        "--variant",
-        "minishogi",
-        "--games",
-        "2",
-        "--nodes",
-        "300",
-        "--quiet",
-        "--engine",
-        "builtin",
-        &format!("params={p}"),
-        "--engine",
-        "builtin",
-        "--out",
-        &o,
-    ]);
+    let r = match_with_params(&params, &out);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let summary = std::fs::read_to_string(out.join("summary.json")).unwrap();
     assert!(summary.contains("kage-heavy-pawns"), "{summary}");
@@ -50,23 +41,7 @@ fn a_parameter_file_plays_and_a_bad_one_is_refused() {
     let bad = dir.join("bad.toml");
     std::fs::write(&bad, "tempo = \"ten\"\n").unwrap();
     let out2 = dir.join("m2");
-    let r = run(&[
-        "match",
-        "--variant",
-        "minishogi",
-        "--games",
-        "2",
-        "--nodes",
-        "300",
-        "--quiet",
-        "--engine",
-        "builtin",
-        &format!("params={}", bad.display()),
-        "--engine",
-        "builtin",
-        "--out",
-        &out2.display().to_string(),
-    ]);
+    let r = match_with_params(&bad, &out2);
     assert!(!r.status.success());
     let err = String::from_utf8_lossy(&r.stderr);
     assert!(err.contains("bad.toml"), "{err}");

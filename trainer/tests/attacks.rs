@@ -4,40 +4,24 @@
 
 mod common;
 
-use kage_data::{FileHeader, PositionRecord, RecordKind, Writer};
-use kage_engine::{Position, Variant};
+use common::Playouts;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
 /// Positions of random minishogi playouts, in small chunks.
 fn write_positions(path: &Path, games: u64, seed: u64) {
-    let v = Variant::by_name("minishogi").expect("variant");
-    let header =
-        FileHeader::new(RecordKind::Position, "minishogi", "attack", "test", "kage-train tests")
-            .expect("header");
-    let mut w = Writer::<PositionRecord>::create(path, header).expect("writer");
-    w.set_chunk_target(2048);
-    let mut state = seed | 1;
-    for g in 0..games {
-        let mut pos = Position::startpos(v);
-        for ply in 0..30u16 {
-            let moves = pos.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let m = moves.as_slice()[(state % moves.len() as u64) as usize];
-            let winner = if g % 3 == 0 { None } else { Some(pos.side_to_move()) };
-            let score = ((state >> 20) % 400) as i16 - 200;
-            let rec = PositionRecord::from_position(&pos, score, winner, ply, Some(m), None)
-                .expect("record");
-            w.write(&rec).expect("write");
-            pos.play(m);
-        }
-    }
-    w.finish().expect("finish");
+    let playouts = Playouts {
+        variant: "minishogi",
+        games,
+        plies: 30,
+        seed: seed | 1,
+        chunk_bytes: Some(2048),
+    };
+    playouts.write(path, |g, pos, state| {
+        let winner = if g % 3 == 0 { None } else { Some(pos.side_to_move()) };
+        (((state >> 20) % 400) as i16 - 200, winner)
+    });
 }
 
 fn train(data: &Path, out: &Path, extra: &[&str]) -> Output {

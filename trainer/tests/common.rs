@@ -1,9 +1,11 @@
 //! Shared helpers for the trainer's integration tests.
 #![allow(dead_code)]
 
+use kage_data::{FileHeader, PositionRecord, RecordKind, Writer};
+use kage_engine::{Color, Position, Variant};
 use kage_train::data::synthetic::SyntheticConfig;
 use kage_train::training::config::{FilterConfig, LrSchedule, TrainConfig};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A fresh, empty temporary directory for one test.
 pub fn temp_dir(name: &str) -> PathBuf {
@@ -41,5 +43,66 @@ pub fn tiny_config(epochs: u32) -> TrainConfig {
             max_abs_score: 3000,
         },
         ..TrainConfig::default()
+    }
+}
+
+/// Random legal playouts written as a position file (moves drawn from an xorshift64 stream).
+pub struct Playouts<'a> {
+    /// Variant name.
+    pub variant: &'a str,
+    /// Games played.
+    pub games: u64,
+    /// Plies at most per game.
+    pub plies: u16,
+    /// Start of the xorshift64 stream (not 0).
+    pub seed: u64,
+    /// Chunk payload target in bytes (the writer's default if `None`).
+    pub chunk_bytes: Option<usize>,
+}
+
+impl Playouts<'_> {
+    /// Writes the playouts to `path` and returns the records; `label(game, position, state)`
+    /// gives each position's score and winner (`state`: the stream value that chose its move).
+    pub fn write(
+        &self,
+        path: &Path,
+        mut label: impl FnMut(u64, &Position, u64) -> (i16, Option<Color>),
+    ) -> Vec<PositionRecord> {
+        let v = Variant::by_name(self.variant).expect("variant");
+        let header = FileHeader::new(
+            RecordKind::Position,
+            self.variant,
+            "test playouts",
+            "test",
+            "kage-train tests",
+        )
+        .expect("header");
+        let mut w = Writer::<PositionRecord>::create(path, header).expect("writer");
+        if let Some(bytes) = self.chunk_bytes {
+            w.set_chunk_target(bytes);
+        }
+        let mut all = Vec::new();
+        let mut state = self.seed;
+        for g in 0..self.games {
+            let mut pos = Position::startpos(v);
+            for ply in 0..self.plies {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let m = moves.as_slice()[(state % moves.len() as u64) as usize];
+                let (score, winner) = label(g, &pos, state);
+                let rec = PositionRecord::from_position(&pos, score, winner, ply, Some(m), None)
+                    .expect("record");
+                w.write(&rec).expect("write");
+                all.push(rec);
+                pos.play(m);
+            }
+        }
+        w.finish().expect("finish");
+        all
     }
 }

@@ -2,7 +2,9 @@
 
 mod common;
 
-use kage_data::{FileHeader, PositionRecord, RecordKind, Writer};
+use common::Playouts;
+
+use kage_data::PositionRecord;
 use kage_engine::nnue::{Network, features};
 use kage_engine::{Position, Variant};
 use kage_train::data::decode::{FileDataset, sample_from_record};
@@ -12,35 +14,13 @@ use kage_train::{BlockList, Dataset, RunOptions, TrainConfig};
 use std::path::Path;
 
 fn write_playouts(path: &Path, variant: &str, games: u64) -> Vec<PositionRecord> {
-    let v = Variant::by_name(variant).expect("variant");
-    let header =
-        FileHeader::new(RecordKind::Position, variant, "test playouts", "test", "kage-train tests")
-            .expect("header");
-    let mut w = Writer::<PositionRecord>::create(path, header).expect("writer");
-    let mut all = Vec::new();
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    for g in 0..games {
-        let mut pos = Position::startpos(v);
-        for ply in 0..40u16 {
-            let moves = pos.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let m = moves.as_slice()[(state % moves.len() as u64) as usize];
-            let score = ((state >> 20) % 600) as i16 - 300;
-            let winner = if g % 3 == 0 { None } else { Some(pos.side_to_move()) };
-            let rec = PositionRecord::from_position(&pos, score, winner, ply, Some(m), None)
-                .expect("record");
-            w.write(&rec).expect("write");
-            all.push(rec);
-            pos.play(m);
-        }
-    }
-    w.finish().expect("finish");
-    all
+    let playouts =
+        Playouts { variant, games, plies: 40, seed: 0x2545_f491_4f6c_dd1d, chunk_bytes: None };
+    playouts.write(path, |g, pos, state| {
+        let score = ((state >> 20) % 600) as i16 - 300;
+        let winner = if g % 3 == 0 { None } else { Some(pos.side_to_move()) };
+        (score, winner)
+    })
 }
 
 #[test]

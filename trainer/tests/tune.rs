@@ -5,42 +5,27 @@
 
 mod common;
 
-use common::temp_dir;
-use kage_data::{FileHeader, PositionRecord, RecordKind, Writer};
+use common::{Playouts, temp_dir};
+use kage_engine::Variant;
 use kage_engine::eval::{EvalParams, Hce};
-use kage_engine::{Position, Variant};
 use kage_train::tune::{TuneConfig, TuneError, tune};
 use std::path::Path;
 
 /// Random playouts of minishogi, each position scored (side to move's view) by `hce`.
 fn write_scored(path: &Path, hce: &Hce, games: u64) {
-    let v = Variant::by_name("minishogi").expect("variant");
-    let header = FileHeader::new(RecordKind::Position, "minishogi", "tune test", "test", "tests")
-        .expect("header");
-    let mut w = Writer::<PositionRecord>::create(path, header).expect("writer");
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    for _ in 0..games {
-        let mut pos = Position::startpos(v);
-        for ply in 0..60u16 {
-            let moves = pos.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let m = moves.as_slice()[(state % moves.len() as u64) as usize];
-            let score = hce.evaluate(&pos).clamp(-3000, 3000) as i16;
-            // The side the evaluation favours wins, but for one game in eight.
-            let favoured = if score >= 0 { pos.side_to_move() } else { !pos.side_to_move() };
-            let winner = Some(if state.is_multiple_of(8) { !favoured } else { favoured });
-            let rec = PositionRecord::from_position(&pos, score, winner, ply, Some(m), None)
-                .expect("record");
-            w.write(&rec).expect("write");
-            pos.play(m);
-        }
-    }
-    w.finish().expect("finish");
+    let playouts = Playouts {
+        variant: "minishogi",
+        games,
+        plies: 60,
+        seed: 0x9e37_79b9_7f4a_7c15,
+        chunk_bytes: None,
+    };
+    playouts.write(path, |_, pos, state| {
+        let score = hce.evaluate(pos).clamp(-3000, 3000) as i16;
+        // The side the evaluation favours wins, but for one game in eight.
+        let favoured = if score >= 0 { pos.side_to_move() } else { !pos.side_to_move() };
+        (score, Some(if state.is_multiple_of(8) { !favoured } else { favoured }))
+    });
 }
 
 #[test]

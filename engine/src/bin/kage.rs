@@ -7,7 +7,6 @@ use kage_engine::protocol::{rules, uci};
 use kage_engine::search::bench;
 use kage_engine::util::cpu_time::Stopwatch;
 use kage_engine::{Game, Position, Variant};
-use std::io::{BufRead, Read, Write};
 use std::path::PathBuf;
 
 #[derive(Parser)]
@@ -191,80 +190,9 @@ fn bench_nets(files: &[PathBuf]) -> Result<Vec<std::sync::Arc<Network>>> {
         .collect()
 }
 
-/// Longest input line read (a `position` with tens of thousands of moves fits).
-const MAX_LINE: u64 = 16 << 20;
-
-/// One input line without its line end: `Ok(None)` at the end of input, `Err(why)` for a
-/// line that is not UTF-8 or too long (the rest of it is skipped).
-fn read_line(input: &mut impl BufRead) -> std::io::Result<Option<Result<String, String>>> {
-    let mut bytes = Vec::new();
-    let n = input.by_ref().take(MAX_LINE).read_until(b'\n', &mut bytes)?;
-    if n == 0 {
-        return Ok(None);
-    }
-    if bytes.last() != Some(&b'\n') && n as u64 == MAX_LINE {
-        // Skip to the end of the over-long line.
-        loop {
-            let buf = input.fill_buf()?;
-            if buf.is_empty() {
-                break;
-            }
-            match buf.iter().position(|&b| b == b'\n') {
-                Some(i) => {
-                    input.consume(i + 1);
-                    break;
-                }
-                None => {
-                    let len = buf.len();
-                    input.consume(len);
-                }
-            }
-        }
-        return Ok(Some(Err(format!("input line longer than {MAX_LINE} bytes (ignored)"))));
-    }
-    while bytes.last().is_some_and(|&b| b == b'\n' || b == b'\r') {
-        bytes.pop();
-    }
-    Ok(Some(String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "input line is not UTF-8 (byte {} is invalid; ignored)",
-            e.utf8_error().valid_up_to()
-        )
-    })))
-}
-
 fn run_uci(custom: Option<&'static Variant>) -> Result<()> {
     let default = custom.unwrap_or(Variant::by_name("shinobiplus")?);
-    let mut session = uci::Uci::new(default, custom);
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock();
-    let stdout = std::io::stdout();
-    loop {
-        // Replies go through a buffer: the search thread writes to stdout too, and the
-        // session may wait for it (stop), so stdout must not stay locked meanwhile.
-        let mut reply = Vec::new();
-        match read_line(&mut input).context("reading stdin")? {
-            // The GUI is gone: stop whatever runs (its `bestmove` is still written) and end.
-            None => {
-                session.handle("quit", &mut reply)?;
-            }
-            Some(Err(why)) => writeln!(reply, "info string error {why}")?,
-            Some(Ok(line)) => {
-                if !session.handle(&line, &mut reply)? {
-                    let cmd = line.split_whitespace().next().unwrap_or("");
-                    writeln!(reply, "info string error unknown command '{cmd}'")?;
-                }
-            }
-        }
-        let mut out = stdout.lock();
-        out.write_all(&reply)?;
-        out.flush()?;
-        drop(out);
-        if session.quit {
-            break;
-        }
-    }
-    Ok(())
+    Ok(uci::run_stdio(default, custom)?)
 }
 
 /// Start-position perft per variant at the depths FSF was timed at (leaves of the last ply

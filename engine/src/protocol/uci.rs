@@ -4,10 +4,12 @@
 
 mod go;
 mod options;
+mod stdio;
 mod worker;
 
 pub use go::{bestmove_line, info_line, parse_go};
 pub use options::{DEFAULT_HASH_MB, MAX_HASH_MB, MAX_MULTIPV, load_net};
+pub use stdio::{MAX_LINE, run_stdio};
 pub use worker::SharedOut;
 
 use crate::game::Game;

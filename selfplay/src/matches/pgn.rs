@@ -1,8 +1,6 @@
 //! PGN of match games: the seven-tag roster plus `Variant`, `FEN`/`SetUp`, `Termination`
 //! and `PlyCount`; moves in UCI notation; optional per-move score comments.
 
-use std::fmt::Write as _;
-
 use super::game::GameRecord;
 
 /// Today's date as `YYYY.MM.DD` (UTC).
@@ -27,27 +25,23 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
-fn tag(s: &mut String, name: &str, value: &str) {
-    let v = value.replace('\\', "\\\\").replace('"', "\\\"");
-    let _ = writeln!(s, "[{name} \"{v}\"]");
-}
-
 /// One game as PGN (`round`: e.g. `3.2` for the second game of pair 3).
 pub fn game(r: &GameRecord, variant: &str, round: &str, date: &str, scores: bool) -> String {
-    let mut s = String::new();
-    tag(&mut s, "Event", "kage-selfplay match");
-    tag(&mut s, "Site", "?");
-    tag(&mut s, "Date", date);
-    tag(&mut s, "Round", round);
-    tag(&mut s, "White", &r.white);
-    tag(&mut s, "Black", &r.black);
-    tag(&mut s, "Result", &r.result);
-    tag(&mut s, "Variant", variant);
-    tag(&mut s, "FEN", &r.start_fen);
-    tag(&mut s, "SetUp", "1");
-    tag(&mut s, "Termination", &r.termination);
-    tag(&mut s, "PlyCount", &r.moves.len().to_string());
-    s.push('\n');
+    let plies = r.moves.len().to_string();
+    let tags = [
+        ("Event", "kage-selfplay match"),
+        ("Site", "?"),
+        ("Date", date),
+        ("Round", round),
+        ("White", &r.white),
+        ("Black", &r.black),
+        ("Result", &r.result),
+        ("Variant", variant),
+        ("FEN", &r.start_fen),
+        ("SetUp", "1"),
+        ("Termination", &r.termination),
+        ("PlyCount", &plies),
+    ];
     let black_first = r.start_fen.split_whitespace().nth(1) == Some("b");
     let mut tokens: Vec<String> = Vec::new();
     for (i, m) in r.moves.iter().enumerate() {
@@ -70,21 +64,7 @@ pub fn game(r: &GameRecord, variant: &str, round: &str, date: &str, scores: bool
     }
     tokens.push(format!("{{{}}}", r.termination));
     tokens.push(r.result.clone());
-    let mut line = String::new();
-    for t in tokens {
-        if !line.is_empty() && line.len() + 1 + t.len() > 79 {
-            s.push_str(&line);
-            s.push('\n');
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(&t);
-    }
-    s.push_str(&line);
-    s.push_str("\n\n");
-    s
+    kage_data::pgn::document(&tags, &tokens)
 }
 
 #[cfg(test)]

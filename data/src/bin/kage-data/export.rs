@@ -201,25 +201,21 @@ fn pgn_termination(t: kage_data::Termination) -> &'static str {
 pub fn game_pgn(v: &'static Variant, g: &GameRecord, with_scores: bool) -> Result<String> {
     let mut pos = Position::from_fen(v, &g.start_fen)
         .with_context(|| format!("start FEN {:?}", g.start_fen))?;
-    let mut s = String::new();
+    let (round, plies) = (g.game_index.to_string(), g.moves.len().to_string());
     let tags = [
-        ("Event", "kage self-play".to_owned()),
-        ("Site", "?".to_owned()),
-        ("Date", "????.??.??".to_owned()),
-        ("Round", g.game_index.to_string()),
-        ("White", "kage".to_owned()),
-        ("Black", "kage".to_owned()),
-        ("Result", g.result.pgn().to_owned()),
-        ("Variant", v.name.clone()),
-        ("FEN", g.start_fen.trim().to_owned()),
-        ("SetUp", "1".to_owned()),
-        ("Termination", pgn_termination(g.termination).to_owned()),
-        ("PlyCount", g.moves.len().to_string()),
+        ("Event", "kage self-play"),
+        ("Site", "?"),
+        ("Date", "????.??.??"),
+        ("Round", &round),
+        ("White", "kage"),
+        ("Black", "kage"),
+        ("Result", g.result.pgn()),
+        ("Variant", &v.name),
+        ("FEN", g.start_fen.trim()),
+        ("SetUp", "1"),
+        ("Termination", pgn_termination(g.termination)),
+        ("PlyCount", &plies),
     ];
-    for (k, val) in tags {
-        s.push_str(&format!("[{k} \"{}\"]\n", val.replace('\\', "\\\\").replace('"', "\\\"")));
-    }
-    s.push('\n');
     let mut tokens: Vec<String> = Vec::with_capacity(g.moves.len() * 2 + 2);
     let mut number = pos.fullmove_number();
     for (ply, &m) in g.moves.iter().enumerate() {
@@ -243,19 +239,5 @@ pub fn game_pgn(v: &'static Variant, g: &GameRecord, with_scores: bool) -> Resul
     }
     tokens.push(format!("{{{}}}", g.termination.name()));
     tokens.push(g.result.pgn().to_owned());
-    let mut line = String::new();
-    for t in tokens {
-        if !line.is_empty() && line.len() + 1 + t.len() > 79 {
-            s.push_str(&line);
-            s.push('\n');
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(&t);
-    }
-    s.push_str(&line);
-    s.push_str("\n\n");
-    Ok(s)
+    Ok(kage_data::pgn::document(&tags, &tokens))
 }
