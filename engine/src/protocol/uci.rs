@@ -7,8 +7,8 @@ mod options;
 mod stdio;
 mod worker;
 
-pub use go::{bestmove_line, info_line, parse_go};
-pub use options::{DEFAULT_HASH_MB, MAX_HASH_MB, MAX_MULTIPV, load_net};
+pub use go::{GoError, bestmove_line, info_line, parse_go};
+pub use options::{DEFAULT_HASH_MB, EvalFileError, MAX_HASH_MB, MAX_MULTIPV, load_net};
 pub use stdio::{MAX_LINE, run_stdio};
 pub use worker::SharedOut;
 

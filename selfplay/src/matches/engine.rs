@@ -1,6 +1,7 @@
 //! The players of a match: the built-in engine searching in this process (hand-crafted
 //! evaluation or a network file), or an outside UCI engine; both behind [`MatchEngine`].
 
+use super::runner::MatchError;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -252,6 +253,14 @@ impl MatchEngine for Outside {
 /// The evaluation of a built-in player: its network loaded for `variant`, the hand-crafted
 /// one with parameters from a file, or the built-in hand-crafted one.
 pub fn load_evaluator(
+    net: Option<&PathBuf>,
+    params: Option<&PathBuf>,
+    variant: &Variant,
+) -> Result<Evaluator, MatchError> {
+    load_evaluator_msg(net, params, variant).map_err(MatchError::Setup)
+}
+
+fn load_evaluator_msg(
     net: Option<&PathBuf>,
     params: Option<&PathBuf>,
     variant: &Variant,

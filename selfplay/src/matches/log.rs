@@ -2,6 +2,7 @@
 //! (one line per finished game pair, appended and synced, so an interrupted match resumes
 //! where it stopped), and the files rewritten at the end (`games.pgn`, `summary.json`).
 
+use super::runner::MatchError;
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -39,7 +40,11 @@ pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
 
 /// Claims `dir` for the match `identity`: a new directory records it; an existing one must
 /// hold the same identity.
-pub fn claim(dir: &Path, identity: &serde_json::Value) -> Result<(), String> {
+pub fn claim(dir: &Path, identity: &serde_json::Value) -> Result<(), MatchError> {
+    claim_msg(dir, identity).map_err(MatchError::Output)
+}
+
+fn claim_msg(dir: &Path, identity: &serde_json::Value) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let path = dir.join("match.json");
     let want = serde_json::to_string_pretty(identity).map_err(|e| e.to_string())? + "\n";
@@ -73,7 +78,11 @@ pub struct PairLog {
 impl PairLog {
     /// Opens (or creates) `dir/games.jsonl`, returns it with the pairs it holds. A torn last
     /// line (a crash mid-write) is cut off; a damaged line elsewhere is an error.
-    pub fn open(dir: &Path) -> Result<(PairLog, BTreeMap<u64, PairLine>), String> {
+    pub fn open(dir: &Path) -> Result<(PairLog, BTreeMap<u64, PairLine>), MatchError> {
+        PairLog::open_msg(dir).map_err(MatchError::Output)
+    }
+
+    fn open_msg(dir: &Path) -> Result<(PairLog, BTreeMap<u64, PairLine>), String> {
         let path = dir.join("games.jsonl");
         let err = |e: std::io::Error| format!("{}: {e}", path.display());
         let mut file =
@@ -98,13 +107,13 @@ impl PairLog {
     }
 
     /// Appends one pair and syncs it to disk.
-    pub fn append(&mut self, p: &PairLine) -> Result<(), String> {
-        let mut line = serde_json::to_string(p).map_err(|e| e.to_string())?;
+    pub fn append(&mut self, p: &PairLine) -> Result<(), MatchError> {
+        let mut line = serde_json::to_string(p).map_err(|e| MatchError::Output(e.to_string()))?;
         line.push('\n');
         self.file
             .write_all(line.as_bytes())
             .and_then(|_| self.file.sync_data())
-            .map_err(|e| format!("{}: {e}", self.path.display()))
+            .map_err(|e| MatchError::Output(format!("{}: {e}", self.path.display())))
     }
 }
 

@@ -2,6 +2,7 @@
 //! built-in search), or positions from an EPD/FEN file in file or shuffled order. Opening
 //! `k` depends only on (seed, variant, k), so a resumed match replays the same openings.
 
+use super::runner::MatchError;
 use std::path::Path;
 
 use kage_engine::{Game, Move, Position, Variant};
@@ -77,6 +78,13 @@ pub struct Book {
 pub fn read_file(
     path: &Path,
     variant: &'static Variant,
+) -> Result<(Vec<Position>, String), MatchError> {
+    read_file_msg(path, variant).map_err(MatchError::Setup)
+}
+
+fn read_file_msg(
+    path: &Path,
+    variant: &'static Variant,
 ) -> Result<(Vec<Position>, String), String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let text = String::from_utf8(bytes.clone())
@@ -104,7 +112,11 @@ pub fn read_file(
 
 impl Book {
     /// The openings of `spec` (a file is read and checked here).
-    pub fn new(spec: OpeningSpec, variant: &'static Variant, seed: u64) -> Result<Self, String> {
+    pub fn new(
+        spec: OpeningSpec,
+        variant: &'static Variant,
+        seed: u64,
+    ) -> Result<Self, MatchError> {
         let positions = match &spec {
             OpeningSpec::Random { .. } => Vec::new(),
             OpeningSpec::File { path, .. } => read_file(Path::new(path), variant)?.0,
@@ -232,8 +244,9 @@ mod tests {
         let (pos, _) = read_file(&p, mini()).unwrap();
         assert_eq!(pos.len(), 2);
         std::fs::write(&p, format!("{start}\nrnbqk/9 w - - 0 1\n")).unwrap();
-        let e = read_file(&p, mini()).unwrap_err();
+        let e = read_file(&p, mini()).unwrap_err().to_string();
         assert!(e.contains("line 2") && e.contains("bad minishogi FEN"), "{e}");
-        assert!(read_file(&dir.path().join("none"), mini()).unwrap_err().contains("cannot read"));
+        let e = read_file(&dir.path().join("none"), mini()).unwrap_err().to_string();
+        assert!(e.contains("cannot read"), "{e}");
     }
 }

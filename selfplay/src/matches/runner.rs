@@ -225,7 +225,7 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
     let t0 = Instant::now();
     let setup = MatchError::Setup;
     let variant = Variant::by_name(&cfg.variant).map_err(|e| setup(e.to_string()))?;
-    let book = Book::new(cfg.openings.clone(), variant, cfg.seed).map_err(setup)?;
+    let book = Book::new(cfg.openings.clone(), variant, cfg.seed)?;
     let evals: Vec<Evaluator> = cfg
         .engines
         .iter()
@@ -247,8 +247,8 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
         pairings.push(start_pairing(cfg, &evals)?);
     }
     let out = |m: String| MatchError::Output(m);
-    claim(&cfg.out, &cfg.identity()).map_err(out)?;
-    let (mut log, mut pairs) = PairLog::open(&cfg.out).map_err(out)?;
+    claim(&cfg.out, &cfg.identity())?;
+    let (mut log, mut pairs) = PairLog::open(&cfg.out)?;
     let mut counts = Counts::default();
     for p in pairs.values() {
         counts.add_pair([p.games[0].first_halves(), p.games[1].first_halves()]);
@@ -288,7 +288,7 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
     let (mut think, mut worker_time) = (Duration::ZERO, Duration::ZERO);
     let (mut failures_in_row, mut faults, mut played) = (0u32, 0u64, 0u64);
     let mut fatal: Option<String> = None;
-    let mut log_error: Option<String> = None;
+    let mut log_error: Option<MatchError> = None;
     if !sh.pending.is_empty() {
         let (tx, rx) = channel();
         let pairings = Mutex::new(pairings);
@@ -365,7 +365,7 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
     drop(sh);
     progress.show(&progress_line(&counts, state.as_ref(), total), counts.games(), true);
     if let Some(e) = log_error {
-        return Err(MatchError::Output(e));
+        return Err(e);
     }
     let status = match state.map(|s| s.verdict) {
         Some(Verdict::Accepted) => MatchStatus::SprtAccepted,

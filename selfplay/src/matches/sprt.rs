@@ -6,6 +6,7 @@
 //! Results are trinomial counts `[L, D, W]` or pentanomial counts of game pairs
 //! `[LL, LD, DD+WL, WD, WW]`; zero counts are replaced by 1e-3 as fishtest does.
 
+use super::runner::MatchError;
 use serde::Serialize;
 
 /// Normalized Elo per unit of t-value: 800 / ln 10.
@@ -184,13 +185,19 @@ pub enum Verdict {
 
 impl Sprt {
     /// Checks the parameters.
-    pub fn new(elo0: f64, elo1: f64, alpha: f64, beta: f64, model: Model) -> Result<Self, String> {
+    pub fn new(
+        elo0: f64,
+        elo1: f64,
+        alpha: f64,
+        beta: f64,
+        model: Model,
+    ) -> Result<Self, MatchError> {
         if !(elo0.is_finite() && elo1.is_finite() && elo0 < elo1) {
-            return Err(format!("SPRT needs elo0 < elo1 (got {elo0}, {elo1})"));
+            return Err(MatchError::Setup(format!("SPRT needs elo0 < elo1 (got {elo0}, {elo1})")));
         }
         for (n, x) in [("alpha", alpha), ("beta", beta)] {
             if !(x > 0.0 && x < 0.5) {
-                return Err(format!("SPRT {n} must be in (0, 0.5) (got {x})"));
+                return Err(MatchError::Setup(format!("SPRT {n} must be in (0, 0.5) (got {x})")));
             }
         }
         Ok(Sprt { elo0, elo1, alpha, beta, model })

@@ -2,19 +2,40 @@
 
 use crate::position::Position;
 use crate::search::{Limits, SearchInfo, SearchResult, mate_in_moves};
+use thiserror::Error;
+
+/// A `go` command that cannot be searched.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum GoError {
+    /// A limit without its number.
+    #[error("go {0} needs a value")]
+    MissingValue(String),
+    /// A limit whose number does not parse.
+    #[error("bad go {name} '{value}'")]
+    BadValue {
+        /// The limit (`depth`, `wtime`, ...).
+        name: String,
+        /// What was given.
+        value: String,
+    },
+    /// A word `go` does not know.
+    #[error("unknown go argument '{0}'")]
+    Unknown(String),
+}
 
 /// Parses the arguments of `go` (everything but `perft`).
-pub fn parse_go(args: &[&str], multipv: usize) -> Result<Limits, String> {
+pub fn parse_go(args: &[&str], multipv: usize) -> Result<Limits, GoError> {
     let mut l = Limits { multipv, ..Limits::default() };
     let mut it = args.iter();
     while let Some(&tok) = it.next() {
-        let mut num = |name: &str| -> Result<u64, String> {
-            let v = it.next().ok_or_else(|| format!("go {name} needs a value"))?;
+        let mut num = |name: &str| -> Result<u64, GoError> {
+            let v = it.next().ok_or_else(|| GoError::MissingValue(name.to_string()))?;
+            let bad = || GoError::BadValue { name: name.to_string(), value: v.to_string() };
             // Negative clock values (some GUIs send them) count as zero.
             if let Some(neg) = v.strip_prefix('-') {
-                return neg.parse::<u64>().map(|_| 0).map_err(|_| format!("bad go {name} '{v}'"));
+                return neg.parse::<u64>().map(|_| 0).map_err(|_| bad());
             }
-            v.parse::<u64>().map_err(|_| format!("bad go {name} '{v}'"))
+            v.parse::<u64>().map_err(|_| bad())
         };
         match tok {
             "depth" => l.depth = Some(num("depth")?.clamp(1, 1000) as u32),
@@ -27,7 +48,7 @@ pub fn parse_go(args: &[&str], multipv: usize) -> Result<Limits, String> {
             "movestogo" => l.movestogo = Some(num("movestogo")?.min(10_000) as u32),
             "infinite" => l.infinite = true,
             "ponder" => {}
-            other => return Err(format!("unknown go argument '{other}'")),
+            other => return Err(GoError::Unknown(other.to_string())),
         }
     }
     Ok(l)

@@ -7,6 +7,7 @@
 
 use super::Uci;
 use crate::eval::Evaluator;
+use crate::nnue::NetError;
 use crate::nnue::Network;
 use crate::variant::Variant;
 use std::io::Write;
@@ -25,23 +26,44 @@ pub(super) struct LoadedNet {
     pub net: Arc<Network>,
 }
 
+/// An `EvalFile` that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum EvalFileError {
+    /// The file could not be read.
+    #[error("cannot read '{path}': {cause}")]
+    Read {
+        /// The file.
+        path: String,
+        /// Why.
+        cause: String,
+    },
+    /// The file is not a usable network.
+    #[error("'{path}': {cause}")]
+    Invalid {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        cause: NetError,
+    },
+}
+
 /// Reads and checks a network file (any variant: whether it fits is decided later).
-pub fn load_net(path: &str) -> Result<Network, String> {
+pub fn load_net(path: &str) -> Result<Network, EvalFileError> {
+    let invalid = |cause| EvalFileError::Invalid { path: path.to_string(), cause };
     let bytes = crate::nnue::read_file(std::path::Path::new(path)).map_err(|e| match e {
-        crate::nnue::NetError::Io(m) => format!("cannot read '{path}': {m}"),
-        e => format!("'{path}': {e}"),
+        NetError::Io(cause) => EvalFileError::Read { path: path.to_string(), cause },
+        e => invalid(e),
     })?;
-    Network::load(&bytes).map_err(|e| format!("'{path}': {e}"))
+    Network::load(&bytes).map_err(invalid)
 }
 
 /// Whether `net` fits `variant` (its name and feature set).
-pub(super) fn net_fits(net: &Network, variant: &Variant) -> Result<(), String> {
+pub(super) fn net_fits(net: &Network, variant: &Variant) -> Result<(), NetError> {
     net.check_compatible(
         &variant.name,
         crate::nnue::features::FEATURE_SET_ID,
         crate::nnue::features::num_features(variant),
     )
-    .map_err(|e| e.to_string())
 }
 
 impl Uci {
