@@ -413,95 +413,73 @@ mod x86 {
         }
     }
 
-    /// # Safety
-    /// As [`dots_avx2`], with AVX-512 BW and `out.len()` a multiple of 16.
-    #[target_feature(enable = "avx512f,avx512bw")]
-    pub unsafe fn dots_avx512(act: &[u8], quads: &[i8], out: &mut [i32]) {
-        let k = out.len();
-        let mut b = 0;
-        while b + 32 <= k {
-            // SAFETY: the caller's layout, with `b + 32 <= k`.
-            unsafe { block_avx512::<2>(act, quads, out, b) };
-            b += 32;
-        }
-        while b < k {
-            // SAFETY: the caller's layout, with `b + 16 <= k` (a multiple of 16).
-            unsafe { block_avx512::<1>(act, quads, out, b) };
-            b += 16;
-        }
-    }
-
-    /// # Safety
-    /// As [`dots_avx512`], with AVX-512 VNNI too.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-    pub unsafe fn dots_avx512_vnni(act: &[u8], quads: &[i8], out: &mut [i32]) {
-        let k = out.len();
-        let mut b = 0;
-        while b + 32 <= k {
-            // SAFETY: the caller's layout, with `b + 32 <= k`; VNNI is available.
-            unsafe { block_vnni::<2>(act, quads, out, b) };
-            b += 32;
-        }
-        while b < k {
-            // SAFETY: the caller's layout, with `b + 16 <= k` (a multiple of 16).
-            unsafe { block_vnni::<1>(act, quads, out, b) };
-            b += 16;
-        }
-    }
-
-    /// Outputs `b..b + 16 * R` of [`dots_avx512`].
-    ///
-    /// # Safety
-    /// As [`dots_avx512`], with `b + 16 * R <= out.len()`.
-    #[target_feature(enable = "avx512f,avx512bw")]
-    #[inline]
-    unsafe fn block_avx512<const R: usize>(act: &[u8], quads: &[i8], out: &mut [i32], b: usize) {
-        let k = out.len();
-        let ones = _mm512_set1_epi16(1);
-        let mut s = [_mm512_setzero_si512(); R];
-        for q in 0..act.len() / 4 {
-            // SAFETY: `4 * q + 3 < act.len()`; `4 * (q * k + b + 16 * R) <= quads.len()`.
-            unsafe {
-                let a = _mm512_set1_epi32(quad(act, q));
-                let row = quads.as_ptr().add(4 * (q * k + b));
-                for (r, acc) in s.iter_mut().enumerate() {
-                    let x = _mm512_loadu_si512(row.add(64 * r).cast());
-                    let p = _mm512_madd_epi16(_mm512_maddubs_epi16(a, x), ones);
-                    *acc = _mm512_add_epi32(*acc, p);
+    /// The head's dot products on AVX-512 (16 outputs a register, two registers a pass): one
+    /// driver and one block function per instruction set, differing only in how a register
+    /// of four-byte products is accumulated (`$madd`).
+    macro_rules! avx512_dots {
+        ($(#[$doc:meta])* $dots:ident, $block:ident, $features:literal,
+         |$acc:ident, $a:ident, $x:ident| $madd:expr) => {
+            $(#[$doc])*
+            #[target_feature(enable = $features)]
+            pub unsafe fn $dots(act: &[u8], quads: &[i8], out: &mut [i32]) {
+                let k = out.len();
+                let mut b = 0;
+                while b + 32 <= k {
+                    // SAFETY: the caller's layout, with `b + 32 <= k`.
+                    unsafe { $block::<2>(act, quads, out, b) };
+                    b += 32;
+                }
+                while b < k {
+                    // SAFETY: the caller's layout, with `b + 16 <= k` (a multiple of 16).
+                    unsafe { $block::<1>(act, quads, out, b) };
+                    b += 16;
                 }
             }
-        }
-        for (r, acc) in s.iter().enumerate() {
-            // SAFETY: `b + 16 * r + 16 <= b + 16 * R <= out.len()`.
-            unsafe { _mm512_storeu_si512(out.as_mut_ptr().add(b + 16 * r).cast(), *acc) };
-        }
-    }
 
-    /// Outputs `b..b + 16 * R` of [`dots_avx512_vnni`].
-    ///
-    /// # Safety
-    /// As [`dots_avx512_vnni`], with `b + 16 * R <= out.len()`.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-    #[inline]
-    unsafe fn block_vnni<const R: usize>(act: &[u8], quads: &[i8], out: &mut [i32], b: usize) {
-        let k = out.len();
-        let mut s = [_mm512_setzero_si512(); R];
-        for q in 0..act.len() / 4 {
-            // SAFETY: `4 * q + 3 < act.len()`; `4 * (q * k + b + 16 * R) <= quads.len()`.
-            unsafe {
-                let a = _mm512_set1_epi32(quad(act, q));
-                let row = quads.as_ptr().add(4 * (q * k + b));
-                for (r, acc) in s.iter_mut().enumerate() {
-                    let x = _mm512_loadu_si512(row.add(64 * r).cast());
-                    *acc = _mm512_dpbusd_epi32(*acc, a, x);
+            /// Outputs `b..b + 16 * R` of the driver above.
+            ///
+            /// # Safety
+            /// As the driver, with `b + 16 * R <= out.len()`.
+            #[target_feature(enable = $features)]
+            #[inline]
+            unsafe fn $block<const R: usize>(act: &[u8], quads: &[i8], out: &mut [i32], b: usize) {
+                let k = out.len();
+                let mut s = [_mm512_setzero_si512(); R];
+                for q in 0..act.len() / 4 {
+                    // SAFETY: `4 * q + 3 < act.len()`; `4 * (q * k + b + 16 * R) <= quads.len()`.
+                    unsafe {
+                        let $a = _mm512_set1_epi32(quad(act, q));
+                        let row = quads.as_ptr().add(4 * (q * k + b));
+                        for (r, $acc) in s.iter_mut().enumerate() {
+                            let $x = _mm512_loadu_si512(row.add(64 * r).cast());
+                            *$acc = $madd;
+                        }
+                    }
+                }
+                for (r, acc) in s.iter().enumerate() {
+                    // SAFETY: `b + 16 * r + 16 <= b + 16 * R <= out.len()`.
+                    unsafe { _mm512_storeu_si512(out.as_mut_ptr().add(b + 16 * r).cast(), *acc) };
                 }
             }
-        }
-        for (r, acc) in s.iter().enumerate() {
-            // SAFETY: `b + 16 * r + 16 <= b + 16 * R <= out.len()`.
-            unsafe { _mm512_storeu_si512(out.as_mut_ptr().add(b + 16 * r).cast(), *acc) };
-        }
+        };
     }
+
+    avx512_dots!(
+        /// # Safety
+        /// As [`dots_avx2`], with AVX-512 BW and `out.len()` a multiple of 16.
+        dots_avx512, block_avx512, "avx512f,avx512bw",
+        |acc, a, x| _mm512_add_epi32(
+            *acc,
+            _mm512_madd_epi16(_mm512_maddubs_epi16(a, x), _mm512_set1_epi16(1))
+        )
+    );
+
+    avx512_dots!(
+        /// # Safety
+        /// As [`dots_avx512`], with AVX-512 VNNI too.
+        dots_avx512_vnni, block_vnni, "avx512f,avx512bw,avx512vnni",
+        |acc, a, x| _mm512_dpbusd_epi32(*acc, a, x)
+    );
 }
 
 #[cfg(test)]
