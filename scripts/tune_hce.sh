@@ -32,7 +32,7 @@ for v in $VARIANTS; do
     --seed "$SEED" --threads "$THREADS" --out "$OUT/data" --quiet
   echo "== $v: tune"
   "$BIN/kage-train" tune --variant "$v" --data "$OUT/data/$v/positions.kdata" \
-    --seed "$SEED" --out "$OUT/$v.toml" 2>/dev/null
+    --seed "$SEED" --out "$OUT/$v.toml"
   echo "== $v: match, tuned against built-in ($MATCH_GAMES games, $NODES nodes per move)"
   "$BIN/kage-selfplay" match --variant "$v" --games "$MATCH_GAMES" --nodes "$NODES" \
     --nodes-jitter 5 --threads "$THREADS" --seed "$SEED" --quiet \

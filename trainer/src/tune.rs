@@ -217,21 +217,24 @@ fn targets(rows: &Rows, k: f64, lambda: f64) -> Vec<f64> {
         .collect()
 }
 
+/// The positions `0..n` as fixed blocks of [`BLOCK`], in parallel; collecting keeps block
+/// order, so sums do not depend on the thread count.
+fn blocks(n: usize) -> impl IndexedParallelIterator<Item = std::ops::Range<usize>> {
+    (0..n.div_ceil(BLOCK)).into_par_iter().map(move |b| b * BLOCK..((b + 1) * BLOCK).min(n))
+}
+
 /// Mean squared error of `sigmoid(k * eval)` against `target`.
 fn mse(rows: &Rows, theta: &[f64], k: f64, target: &[f64]) -> f64 {
     if rows.len() == 0 {
         return f64::NAN;
     }
-    let sums: Vec<f64> = (0..rows.len())
-        .collect::<Vec<_>>()
-        .par_chunks(BLOCK)
+    let sums: Vec<f64> = blocks(rows.len())
         .map(|ix| {
-            ix.iter()
-                .map(|&i| {
-                    let d = sigmoid(k * rows.eval(i, theta)) - target[i];
-                    d * d
-                })
-                .sum::<f64>()
+            ix.map(|i| {
+                let d = sigmoid(k * rows.eval(i, theta)) - target[i];
+                d * d
+            })
+            .sum::<f64>()
         })
         .collect();
     sums.iter().sum::<f64>() / rows.len() as f64
@@ -240,12 +243,10 @@ fn mse(rows: &Rows, theta: &[f64], k: f64, target: &[f64]) -> f64 {
 /// The gradient of the training error (without the L2 term).
 fn gradient(rows: &Rows, theta: &[f64], k: f64, target: &[f64]) -> Vec<f64> {
     let n = theta.len();
-    let blocks: Vec<Vec<f64>> = (0..rows.len())
-        .collect::<Vec<_>>()
-        .par_chunks(BLOCK)
+    let per_block: Vec<Vec<f64>> = blocks(rows.len())
         .map(|ix| {
             let mut g = vec![0.0; n];
-            for &i in ix {
+            for i in ix {
                 let s = sigmoid(k * rows.eval(i, theta));
                 let d = 2.0 * (s - target[i]) * s * (1.0 - s) * k;
                 let (a, b) = (rows.offsets[i] as usize, rows.offsets[i + 1] as usize);
@@ -257,7 +258,7 @@ fn gradient(rows: &Rows, theta: &[f64], k: f64, target: &[f64]) -> Vec<f64> {
         })
         .collect();
     let mut g = vec![0.0; n];
-    for b in blocks {
+    for b in per_block {
         for (x, y) in g.iter_mut().zip(b) {
             *x += y;
         }
