@@ -36,7 +36,7 @@ for v in $VARIANTS; do
   echo "== $v: match, tuned against built-in ($MATCH_GAMES games, $NODES nodes per move)"
   "$BIN/kage-selfplay" match --variant "$v" --games "$MATCH_GAMES" --nodes "$NODES" \
     --nodes-jitter 5 --threads "$THREADS" --seed "$SEED" --quiet \
-    --engine builtin "params=$OUT/$v.toml" name=tuned --engine builtin name=builtin \
+    --engine builtin "params=$OUT/$v.toml" name=tuned --engine builtin eval=hce name=builtin \
     --out "$OUT/match-$v"
   if [ "$INSTALL" = 1 ]; then
     lower=$(python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['elo']; print(e['elo']-e['elo95'])" \

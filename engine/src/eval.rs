@@ -17,8 +17,11 @@ use std::sync::Arc;
 /// Which evaluation a searcher uses.
 #[derive(Clone, Debug, Default)]
 pub enum Evaluator {
-    /// The hand-crafted evaluation with the built-in parameters of the searched variant.
+    /// The searched variant's default: its shipped network (`engine/nets/<variant>.nnue`)
+    /// where it has one, else the hand-crafted evaluation with its built-in parameters.
     #[default]
+    Default,
+    /// The hand-crafted evaluation with the built-in parameters of the searched variant.
     HandCrafted,
     /// The hand-crafted evaluation with these parameters (e.g. `kage-train tune`'s output) for
     /// whatever variant is searched.
@@ -38,13 +41,31 @@ impl Evaluator {
     pub fn network_for(&self, variant: &Variant) -> Option<&Arc<Network>> {
         match self {
             Evaluator::Nnue(net) if net.check_variant(variant).is_ok() => Some(net),
+            Evaluator::Default => crate::nnue::shipped_net(variant),
             _ => None,
+        }
+    }
+
+    /// What searching `variant` with this evaluator uses, for `info string` lines.
+    pub fn describe_for(&self, variant: &Variant) -> String {
+        match (self, self.network_for(variant)) {
+            (Evaluator::Default, Some(net)) => {
+                format!("the shipped network of {} (run {})", variant.name, net.header().run_id)
+            }
+            (Evaluator::Default, None) => {
+                format!("hand-crafted ({} has no shipped network)", variant.name)
+            }
+            (Evaluator::Nnue(_), None) => {
+                format!("hand-crafted (the network does not fit {})", variant.name)
+            }
+            _ => self.describe(),
         }
     }
 
     /// A short description for `info string` lines.
     pub fn describe(&self) -> String {
         match self {
+            Evaluator::Default => "the variant's default (its shipped network, if any)".to_string(),
             Evaluator::HandCrafted => "hand-crafted".to_string(),
             Evaluator::HandCraftedWith(_) => "hand-crafted (parameters from a file)".to_string(),
             Evaluator::Nnue(net) => {

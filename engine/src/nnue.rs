@@ -18,6 +18,7 @@ pub mod format;
 pub mod network;
 #[doc(hidden)]
 pub mod random;
+pub mod shipped;
 pub mod simd;
 pub mod stack;
 
@@ -27,3 +28,4 @@ pub use format::{FORMAT_VERSION, MAGIC, read_file};
 pub use network::{Activation, NetHeader, NetWeights, Network, QA, QB, QB_SHIFT, QO};
 #[doc(hidden)]
 pub use random::random_network;
+pub use shipped::shipped_net;

@@ -325,7 +325,8 @@ fn timed_search_respects_the_clock() {
     assert!(game.position().is_legal(r.best_move));
     let t = Instant::now();
     let r = search(&mut s, &game, &Limits { movetime_ms: Some(100), ..Limits::default() });
-    assert!(t.elapsed() < Duration::from_millis(150), "took {:?}", t.elapsed());
+    // Generous: a loaded machine (CI, parallel builds) delays the thread's wake-ups.
+    assert!(t.elapsed() < Duration::from_millis(400), "took {:?}", t.elapsed());
     assert!(game.position().is_legal(r.best_move));
 }
 

@@ -227,3 +227,59 @@ fn the_i16_bound_counts_one_piece_per_square_and_every_hand_slot() {
         }
     }
 }
+
+fn said(uci: &mut Uci, line: &str) -> String {
+    let mut out = Vec::new();
+    uci.handle(line, &mut out).expect("io");
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The score of a depth-1 search (`info ... score cp N`) in a UCI session.
+fn depth1_score(uci: &mut Uci) -> String {
+    let mut out = Vec::new();
+    uci.handle("position startpos", &mut out).expect("io");
+    let sink = Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
+    uci.set_search_output(sink.clone());
+    uci.handle("go depth 1", &mut out).expect("io");
+    uci.wait();
+    let text = String::from_utf8_lossy(&sink.lock().expect("lock")).into_owned();
+    let line = text.lines().find(|l| l.contains(" score ")).expect("an info line").to_string();
+    line.split(" score ").nth(1).expect("score").split(" nodes").next().expect("").to_string()
+}
+
+#[test]
+fn use_nnue_and_the_shipped_default() {
+    for id in VariantId::ALL {
+        let v = Variant::builtin(id);
+        let shipped = kage_engine::nnue::shipped_net(v).is_some();
+        // The default evaluator is the shipped network exactly when the variant has one.
+        assert_eq!(Evaluator::default().network_for(v).is_some(), shipped, "{}", v.name);
+        assert!(Evaluator::HandCrafted.network_for(v).is_none());
+
+        let mut uci = Uci::new(v, None);
+        assert!(said(&mut uci, "uci").contains("option name Use NNUE type check default true"));
+        let t = said(&mut uci, "setoption name Use NNUE value maybe");
+        assert!(t.contains("error") && t.contains("true or false"), "{t}");
+        let default_score = depth1_score(&mut uci);
+        let t = said(&mut uci, "setoption name Use NNUE value false");
+        assert!(t.contains("hand-crafted") && !t.contains("error"), "{t}");
+        let hce_score = depth1_score(&mut uci);
+        // An EvalFile does not turn the network back on while Use NNUE is false.
+        let dir = std::env::temp_dir().join(format!("kage-use-nnue-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let file = dir.join(format!("{}.nnue", v.name));
+        std::fs::write(&file, random_net(v, 5).to_bytes()).expect("write");
+        said(&mut uci, &format!("setoption name EvalFile value {}", file.display()));
+        assert_eq!(depth1_score(&mut uci), hce_score, "{}", v.name);
+        let t = said(&mut uci, "setoption name Use NNUE value true");
+        assert!(t.contains("NNUE") || t.contains("network"), "{t}");
+        assert!(!depth1_score(&mut uci).is_empty());
+        // An empty EvalFile is the variant's default again.
+        said(&mut uci, "setoption name EvalFile value ");
+        assert_eq!(depth1_score(&mut uci), default_score, "{}", v.name);
+        if !shipped {
+            assert_eq!(default_score, hce_score, "{}: no shipped net, default = HCE", v.name);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -109,6 +109,20 @@ pub struct GameArgs {
     /// with `--variant all`, variants without one use the hand-crafted evaluation).
     #[arg(long)]
     pub net: Vec<PathBuf>,
+    /// Evaluation without --net: `default` (the variant's shipped network where it has one,
+    /// recorded in the run's config as `shipped:<variant>` with its hash) or `hce` (the
+    /// hand-crafted evaluation).
+    #[arg(long, value_enum, default_value_t = EvalChoice::Default)]
+    pub eval: EvalChoice,
+}
+
+/// The evaluation of self-play without `--net`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum EvalChoice {
+    /// The variant's shipped network, or the hand-crafted evaluation where it has none.
+    Default,
+    /// The hand-crafted evaluation.
+    Hce,
 }
 
 #[derive(Args)]
@@ -246,6 +260,12 @@ impl GameArgs {
         a.draw_min_ply = self.draw_min_ply;
         a.max_plies = self.max_plies;
         c.net = net_for(&self.net, variant, strict)?;
+        if c.net.is_none()
+            && self.eval == EvalChoice::Default
+            && self.player == kage_selfplay::config::PlayerKind::Search
+        {
+            c.net = kage_selfplay::player::shipped_ref(variant);
+        }
         Ok(c.validated()?)
     }
 }

@@ -16,8 +16,9 @@ pub struct MatchArgs {
     /// Variant: shinobiplus, shinobi, gorogoroplus or minishogi.
     #[arg(long)]
     pub variant: String,
-    /// A player, given twice (the first one's results are reported): `builtin [net=FILE] [params=FILE]
-    /// [hash=MB] [name=N]`, or an outside UCI engine `cmd=PROGRAM [arg=A]... [dir=DIR]
+    /// A player, given twice (the first one's results are reported): `builtin [net=FILE]
+    /// [params=FILE] [eval=hce] [hash=MB] [name=N]` (without net= or eval=hce: the variant's
+    /// shipped network where it has one), or an outside UCI engine `cmd=PROGRAM [arg=A]... [dir=DIR]
     /// [name=N] [option.NAME=VALUE]...` (setoption lines, in order).
     #[arg(long = "engine", num_args = 1.., required = true, value_name = "KEY=VALUE")]
     pub engine: Vec<String>,
@@ -171,6 +172,7 @@ pub fn run_stats(a: &StatsArgs) -> Result<()> {
 fn engine_spec(tokens: &[String], hash: usize) -> Result<EngineSpec> {
     let mut name = None;
     let (mut builtin, mut net, mut params, mut hash_mb) = (false, None, None, hash);
+    let mut hce = false;
     let (mut cmd, mut args, mut dir, mut options) = (None, Vec::new(), None, Vec::new());
     for t in tokens {
         if t == "builtin" {
@@ -184,6 +186,11 @@ fn engine_spec(tokens: &[String], hash: usize) -> Result<EngineSpec> {
             "name" => name = Some(v.to_owned()),
             "net" => net = Some(PathBuf::from(v)),
             "params" => params = Some(PathBuf::from(v)),
+            "eval" => match v {
+                "hce" => hce = true,
+                "default" => hce = false,
+                _ => bail!("eval={v:?}: expected eval=hce or eval=default"),
+            },
             "hash" => hash_mb = v.parse().with_context(|| format!("bad hash {v:?}"))?,
             "cmd" => cmd = Some(v.to_owned()),
             "arg" => args.push(v.to_owned()),
@@ -192,8 +199,8 @@ fn engine_spec(tokens: &[String], hash: usize) -> Result<EngineSpec> {
             _ => match k.strip_prefix("option.") {
                 Some(o) if !o.is_empty() => options.push((o.to_owned(), v.to_owned())),
                 _ => bail!(
-                    "unknown engine setting {k:?} (expected name, net, params, hash, cmd, arg, \
-                     args, dir or option.NAME)"
+                    "unknown engine setting {k:?} (expected name, net, params, eval, hash, cmd, \
+                     arg, args, dir or option.NAME)"
                 ),
             },
         }
@@ -202,15 +209,18 @@ fn engine_spec(tokens: &[String], hash: usize) -> Result<EngineSpec> {
         (true, Some(_)) => bail!("an engine is either `builtin` or `cmd=...`, not both"),
         (true, None) => {
             if !options.is_empty() || !args.is_empty() || dir.is_some() {
-                bail!("the builtin engine takes only net=, params=, hash= and name=");
+                bail!("the builtin engine takes only net=, params=, eval=, hash= and name=");
             }
             if net.is_some() && params.is_some() {
                 bail!("give the builtin engine net= or params=, not both");
             }
-            EngineKind::Builtin { net, hash_mb, params }
+            if net.is_some() && hce {
+                bail!("give the builtin engine net= or eval=hce, not both");
+            }
+            EngineKind::Builtin { net, hash_mb, params, hce }
         }
         (false, Some(cmd)) => {
-            if net.is_some() || params.is_some() {
+            if net.is_some() || params.is_some() || hce {
                 bail!(
                     "net= is for the builtin engine; give an outside engine its network with option.EvalFile=FILE"
                 );
@@ -228,7 +238,8 @@ fn engine_spec(tokens: &[String], hash: usize) -> Result<EngineSpec> {
             "kage-{}",
             p.file_stem().map_or("params".into(), |s| s.to_string_lossy().into_owned())
         ),
-        EngineKind::Builtin { net: None, .. } => "kage-hce".into(),
+        EngineKind::Builtin { hce: true, .. } => "kage-hce".into(),
+        EngineKind::Builtin { net: None, .. } => "kage".into(),
         EngineKind::Uci(u) => std::path::Path::new(&u.cmd)
             .file_name()
             .map_or(u.cmd.clone(), |s| s.to_string_lossy().into_owned()),

@@ -107,6 +107,18 @@ pub fn file_hash(bytes: &[u8]) -> String {
     format!("{:016x}", kage_engine::util::hash::fnv1a64(bytes))
 }
 
+/// How a run's config names a shipped network (`shipped:<variant>`).
+pub const SHIPPED_PREFIX: &str = "shipped:";
+
+/// The config reference of `variant`'s shipped network, when it has one.
+pub fn shipped_ref(variant: &str) -> Option<crate::config::NetRef> {
+    let bytes = kage_engine::nnue::shipped::shipped_bytes(variant)?;
+    Some(crate::config::NetRef {
+        path: format!("{SHIPPED_PREFIX}{variant}"),
+        hash: file_hash(bytes),
+    })
+}
+
 /// The player factory of a config: one fresh player per worker thread. A network named in
 /// the config is loaded once (checked against its recorded hash and the variant) and shared.
 pub fn factory_for(
@@ -118,9 +130,15 @@ pub fn factory_for(
     let evaluator = match &cfg.net {
         None => Evaluator::HandCrafted,
         Some(net) => {
-            let path = std::path::Path::new(&net.path);
-            let bytes = kage_engine::nnue::read_file(path)
-                .map_err(|e| SelfplayError::Net(format!("{}: {e}", net.path)))?;
+            let bytes = match net.path.strip_prefix(SHIPPED_PREFIX) {
+                Some(name) => kage_engine::nnue::shipped::shipped_bytes(name)
+                    .ok_or_else(|| {
+                        SelfplayError::Net(format!("{}: this build has no such network", net.path))
+                    })?
+                    .to_vec(),
+                None => kage_engine::nnue::read_file(std::path::Path::new(&net.path))
+                    .map_err(|e| SelfplayError::Net(format!("{}: {e}", net.path)))?,
+            };
             if file_hash(&bytes) != net.hash {
                 return Err(SelfplayError::Net(format!(
                     "{}: the file changed since the run was configured (hash {} != {})",

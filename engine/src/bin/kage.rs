@@ -19,8 +19,18 @@ struct Cli {
     /// Play a variant written as a spec file (TOML) instead of a built-in one.
     #[arg(long, global = true, value_name = "FILE")]
     variant_file: Option<PathBuf>,
+    /// Evaluation: `default` (the variant's shipped network where it has one, else the
+    /// hand-crafted evaluation) or `hce` (the hand-crafted one; UCI `Use NNUE` false).
+    #[arg(long, global = true, value_enum, default_value_t = EvalChoice::Default)]
+    eval: EvalChoice,
     #[command(subcommand)]
     command: Option<Command>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum EvalChoice {
+    Default,
+    Hce,
 }
 
 #[derive(Subcommand)]
@@ -56,7 +66,7 @@ enum Command {
         #[arg(long)]
         variant: Option<String>,
         /// NNUE network to search with too (search), beside the HCE; repeat for several
-        /// variants. Without it, `engine/nets/<variant>.nnue` is used where it exists.
+        /// variants. Without it, the shipped networks (`engine/nets/<variant>.nnue`) are used.
         #[arg(long, value_name = "FILE")]
         net: Vec<PathBuf>,
     },
@@ -117,7 +127,7 @@ fn game_from(args: &PositionArgs, custom: Option<&'static Variant>) -> Result<Ga
 fn run(cli: Cli) -> Result<()> {
     let custom = custom_variant(&cli)?;
     match cli.command {
-        None | Some(Command::Uci) => run_uci(custom),
+        None | Some(Command::Uci) => run_uci(custom, cli.eval),
         Some(Command::Perft(a)) => {
             let game = game_from(&a.pos, custom)?;
             let stdout = std::io::stdout();
@@ -166,20 +176,9 @@ fn run(cli: Cli) -> Result<()> {
     }
 }
 
-/// The networks `kage bench search` runs beside the HCE: the `--net` files, or the shipped
-/// `engine/nets/<variant>.nnue` found under the current directory.
+/// The networks `kage bench search` runs beside the HCE: the `--net` files (without them,
+/// the shipped networks embedded in the engine).
 fn bench_nets(files: &[PathBuf]) -> Result<Vec<std::sync::Arc<Network>>> {
-    let shipped: Vec<PathBuf>;
-    let files = if files.is_empty() {
-        shipped = kage_engine::VariantId::ALL
-            .iter()
-            .map(|id| PathBuf::from(format!("engine/nets/{}.nnue", id.name())))
-            .filter(|p| p.is_file())
-            .collect();
-        &shipped[..]
-    } else {
-        files
-    };
     files
         .iter()
         .map(|f| {
@@ -190,9 +189,11 @@ fn bench_nets(files: &[PathBuf]) -> Result<Vec<std::sync::Arc<Network>>> {
         .collect()
 }
 
-fn run_uci(custom: Option<&'static Variant>) -> Result<()> {
+fn run_uci(custom: Option<&'static Variant>, eval: EvalChoice) -> Result<()> {
     let default = custom.unwrap_or(Variant::by_name("shinobiplus")?);
-    Ok(uci::run_stdio(default, custom)?)
+    let mut session = uci::Uci::new(default, custom);
+    session.set_use_nnue(eval == EvalChoice::Default);
+    Ok(uci::run_stdio_session(session)?)
 }
 
 /// Start-position perft per variant at the depths FSF was timed at (leaves of the last ply

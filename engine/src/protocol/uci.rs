@@ -9,7 +9,7 @@ mod worker;
 
 pub use go::{GoError, bestmove_line, info_line, parse_go};
 pub use options::{DEFAULT_HASH_MB, EvalFileError, MAX_HASH_MB, MAX_MULTIPV, load_net};
-pub use stdio::{MAX_LINE, run_stdio};
+pub use stdio::{MAX_LINE, run_stdio, run_stdio_session};
 pub use worker::SharedOut;
 
 use crate::game::Game;
@@ -35,6 +35,8 @@ pub struct Uci {
     net: Option<LoadedNet>,
     /// Whether the fit of `net` to `variant` has been reported since either changed.
     eval_fit_said: bool,
+    /// `Use NNUE`: false selects the hand-crafted evaluation whatever `EvalFile` says.
+    use_nnue: bool,
 }
 
 impl Uci {
@@ -49,7 +51,14 @@ impl Uci {
             multipv: 1,
             net: None,
             eval_fit_said: false,
+            use_nnue: true,
         }
+    }
+
+    /// Sets `Use NNUE` (false: the hand-crafted evaluation whatever `EvalFile` says).
+    pub fn set_use_nnue(&mut self, on: bool) {
+        self.use_nnue = on;
+        self.apply_evaluator();
     }
 
     /// Where the search and perft threads write their lines (stdout by default).
@@ -172,6 +181,7 @@ impl Uci {
             "option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"
         )?;
         writeln!(out, "option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}")?;
+        writeln!(out, "option name Use NNUE type check default true")?;
         writeln!(out, "option name EvalFile type string default <empty>")?;
         writeln!(out, "uciok")
     }

@@ -116,7 +116,8 @@ pub fn search(
         let nnue = nets
             .iter()
             .map(|n| Evaluator::Nnue(Arc::clone(n)))
-            .find(|e| e.network_for(v).is_some());
+            .find(|e| e.network_for(v).is_some())
+            .or_else(|| crate::nnue::shipped_net(v).map(|_| Evaluator::Default));
         if let Some(e) = nnue {
             if let Some(net) = e.network_for(v)
                 && !NnueEval::new(Arc::clone(net), v).is_fast()

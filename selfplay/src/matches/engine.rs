@@ -56,8 +56,10 @@ impl Score {
 /// Who plays: the built-in engine or an outside one.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum EngineKind {
-    /// kage's search in this process; `net`: a network file (none: hand-crafted evaluation);
-    /// `params`: hand-crafted evaluation parameters from a file (`kage-train tune`'s output).
+    /// kage's search in this process; `net`: a network file (none: the variant's default
+    /// evaluation, its shipped network where it has one); `params`: hand-crafted evaluation
+    /// parameters from a file (`kage-train tune`'s output); `hce`: the hand-crafted
+    /// evaluation with its built-in parameters.
     Builtin {
         /// Network file.
         net: Option<PathBuf>,
@@ -66,6 +68,9 @@ pub enum EngineKind {
         /// Evaluation-parameter file (TOML).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         params: Option<PathBuf>,
+        /// The hand-crafted evaluation (`eval=hce`) instead of the variant's default.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        hce: bool,
     },
     /// An outside UCI engine.
     Uci(UciSpec),
@@ -255,19 +260,23 @@ impl MatchEngine for Outside {
 pub fn load_evaluator(
     net: Option<&PathBuf>,
     params: Option<&PathBuf>,
+    hce: bool,
     variant: &Variant,
 ) -> Result<Evaluator, MatchError> {
-    load_evaluator_msg(net, params, variant).map_err(MatchError::Setup)
+    load_evaluator_msg(net, params, hce, variant).map_err(MatchError::Setup)
 }
 
 fn load_evaluator_msg(
     net: Option<&PathBuf>,
     params: Option<&PathBuf>,
+    hce: bool,
     variant: &Variant,
 ) -> Result<Evaluator, String> {
     match (net, params) {
         (Some(_), Some(_)) => Err("give net= or params=, not both".into()),
-        (None, None) => Ok(Evaluator::HandCrafted),
+        (Some(_), None) if hce => Err("give net= or eval=hce, not both".into()),
+        (None, None) if hce => Ok(Evaluator::HandCrafted),
+        (None, None) => Ok(Evaluator::Default),
         (None, Some(p)) => {
             let text = std::fs::read_to_string(p)
                 .map_err(|e| format!("cannot read {}: {e}", p.display()))?;

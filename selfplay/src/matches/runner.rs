@@ -230,8 +230,8 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
         .engines
         .iter()
         .map(|e| match &e.kind {
-            EngineKind::Builtin { net, params, .. } => {
-                engine::load_evaluator(net.as_ref(), params.as_ref(), variant).map_err(|m| {
+            EngineKind::Builtin { net, params, hce, .. } => {
+                engine::load_evaluator(net.as_ref(), params.as_ref(), *hce, variant).map_err(|m| {
                     let what = if params.is_some() { "parameters" } else { "network" };
                     setup(format!("engine {:?}: {what} {m}", e.name))
                 })

@@ -1,9 +1,12 @@
-//! `setoption`: UCI_Variant, Hash, MultiPV and EvalFile.
+//! `setoption`: UCI_Variant, Hash, MultiPV, Use NNUE and EvalFile.
 //!
+//! The evaluation: with `Use NNUE` true (the default), the network of `EvalFile`, or with an
+//! empty `EvalFile` the variant's default (its shipped network where it has one, else the
+//! hand-crafted evaluation); with `Use NNUE` false, the hand-crafted evaluation.
 //! `EvalFile` and `UCI_Variant` may come in either order: a network is loaded and checked
 //! when it is set, and whether it fits the variant is decided (and said, on `isready` or
 //! `go`) once both are known. A network that does not fit leaves the hand-crafted evaluation
-//! in use; an empty value selects the variant's default evaluation (the hand-crafted one).
+//! in use.
 
 use super::Uci;
 use crate::eval::Evaluator;
@@ -112,6 +115,18 @@ impl Uci {
             }
         } else if name.eq_ignore_ascii_case("EvalFile") {
             self.eval_file(value, out)?;
+        } else if name.eq_ignore_ascii_case("Use NNUE") {
+            match value.to_ascii_lowercase().as_str() {
+                "true" => self.use_nnue = true,
+                "false" => self.use_nnue = false,
+                _ => return writeln!(out, "info string error Use NNUE must be true or false"),
+            }
+            self.apply_evaluator();
+            writeln!(
+                out,
+                "info string evaluation: {}",
+                self.evaluator().describe_for(self.variant)
+            )?;
         } else {
             writeln!(out, "info string error unknown option '{name}'")?;
         }
@@ -122,22 +137,40 @@ impl Uci {
         if value.is_empty() || value == "<empty>" {
             self.net = None;
             self.eval_fit_said = false;
-            self.worker.set_evaluator(Evaluator::HandCrafted);
-            return writeln!(out, "info string evaluation: the variant's default (hand-crafted)");
+            self.apply_evaluator();
+            return writeln!(out, "info string evaluation: the variant's default");
         }
         match load_net(value) {
             Ok(net) => {
                 let net = Arc::new(net);
-                let ev = Evaluator::Nnue(Arc::clone(&net));
-                writeln!(out, "info string evaluation: {}", ev.describe())?;
-                self.worker.set_evaluator(ev);
+                writeln!(
+                    out,
+                    "info string evaluation: {}",
+                    Evaluator::Nnue(Arc::clone(&net)).describe()
+                )?;
                 self.net = Some(LoadedNet { path: value.to_string(), net });
                 self.eval_fit_said = false;
+                self.apply_evaluator();
             }
             // The evaluation in use stays as it was.
             Err(e) => writeln!(out, "info string error EvalFile: {e}")?,
         }
         Ok(())
+    }
+
+    /// The evaluation the options select.
+    pub(super) fn evaluator(&self) -> Evaluator {
+        match (&self.net, self.use_nnue) {
+            (_, false) => Evaluator::HandCrafted,
+            (Some(n), true) => Evaluator::Nnue(Arc::clone(&n.net)),
+            (None, true) => Evaluator::Default,
+        }
+    }
+
+    /// Gives the searcher the evaluation the options select.
+    pub(super) fn apply_evaluator(&mut self) {
+        let ev = self.evaluator();
+        self.worker.set_evaluator(ev);
     }
 
     /// Says once (on `isready` or `go`) that the loaded network does not fit the variant
@@ -148,6 +181,7 @@ impl Uci {
         }
         self.eval_fit_said = true;
         if let Some(n) = &self.net
+            && self.use_nnue
             && let Err(e) = net_fits(&n.net, self.variant)
         {
             writeln!(

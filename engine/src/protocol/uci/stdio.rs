@@ -14,7 +14,12 @@ pub const MAX_LINE: u64 = 16 << 20;
 /// `default` is the variant before any `UCI_Variant` option; `custom` is a user variant
 /// offered next to the built-in ones.
 pub fn run_stdio(default: &'static Variant, custom: Option<&'static Variant>) -> io::Result<()> {
-    let mut session = Uci::new(default, custom);
+    run_stdio_session(Uci::new(default, custom))
+}
+
+/// [`run_stdio`] with a session set up by the caller (e.g. `Use NNUE` off from the command
+/// line).
+pub fn run_stdio_session(mut session: Uci) -> io::Result<()> {
     let stdin = io::stdin();
     let mut input = stdin.lock();
     let stdout = io::stdout();

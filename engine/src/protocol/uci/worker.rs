@@ -45,7 +45,7 @@ impl Worker {
             perft: None,
             out: Arc::new(Mutex::new(std::io::stdout())),
             hash_mb,
-            evaluator: Evaluator::HandCrafted,
+            evaluator: Evaluator::Default,
         }
     }
 

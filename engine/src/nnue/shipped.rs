@@ -1,0 +1,69 @@
+//! The networks shipped with kage (`engine/nets/<variant>.nnue`, embedded at build time):
+//! the default evaluation of their variant. See `engine/nets/README.md` for how each was made.
+
+use super::Network;
+use crate::variant::Variant;
+use std::sync::{Arc, OnceLock};
+
+include!(concat!(env!("OUT_DIR"), "/shipped_nets.rs"));
+
+/// The parsed shipped networks, in [`SHIPPED`]'s order (parsed once, on first use).
+fn parsed() -> &'static [(&'static str, Arc<Network>)] {
+    static NETS: OnceLock<Vec<(&'static str, Arc<Network>)>> = OnceLock::new();
+    NETS.get_or_init(|| {
+        SHIPPED
+            .iter()
+            .map(|&(name, bytes)| {
+                // The files are checked by a test (`shipped_nets_load`): a broken one cannot
+                // be released.
+                let net = Network::load(bytes)
+                    .unwrap_or_else(|e| panic!("shipped network {name}.nnue is damaged: {e}"));
+                (name, Arc::new(net))
+            })
+            .collect()
+    })
+}
+
+/// The shipped network of `variant`, when there is one and it fits the variant (a user
+/// variant with a built-in name but other pieces or board does not get it).
+pub fn shipped_net(variant: &Variant) -> Option<&'static Arc<Network>> {
+    parsed()
+        .iter()
+        .find(|(name, _)| *name == variant.name)
+        .map(|(_, net)| net)
+        .filter(|net| net.check_variant(variant).is_ok())
+}
+
+/// The names of the variants that have a shipped network.
+pub fn shipped_variants() -> impl Iterator<Item = &'static str> {
+    SHIPPED.iter().map(|(name, _)| *name)
+}
+
+/// The file bytes of `variant`'s shipped network (what self-play records a hash of).
+pub fn shipped_bytes(variant_name: &str) -> Option<&'static [u8]> {
+    SHIPPED.iter().find(|(name, _)| *name == variant_name).map(|(_, b)| *b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variant::VariantId;
+
+    #[test]
+    fn shipped_nets_load_and_fit_their_variant() {
+        for (name, bytes) in SHIPPED {
+            let v = Variant::by_name(name).expect("shipped nets are named after built-in variants");
+            Network::load_for_variant(bytes, v).expect("shipped network loads for its variant");
+            assert!(shipped_net(v).is_some(), "{name}");
+        }
+        for id in VariantId::ALL {
+            let v = Variant::builtin(id);
+            assert_eq!(
+                shipped_net(v).is_some(),
+                shipped_variants().any(|n| n == v.name),
+                "{}",
+                v.name
+            );
+        }
+    }
+}
