@@ -202,7 +202,8 @@ fn resolve_config(a: &TrainArgs) -> Result<TrainConfig> {
         Some(p) => {
             let text =
                 std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
-            TrainConfig::from_toml(&text).with_context(|| format!("in {}", p.display()))?
+            TrainConfig::from_toml_partial(&text)
+                .with_context(|| format!("in {}", p.display()))?
         }
         None => TrainConfig::default(),
     };

@@ -188,9 +188,15 @@ fn invalid(field: &'static str, reason: impl Into<String>) -> ConfigError {
 impl TrainConfig {
     /// Parses TOML (unknown keys rejected, missing keys default) and validates.
     pub fn from_toml(text: &str) -> Result<TrainConfig, ConfigError> {
-        let cfg: TrainConfig = toml::from_str(text)?;
+        let cfg = TrainConfig::from_toml_partial(text)?;
         cfg.validate()?;
         Ok(cfg)
+    }
+
+    /// Parses TOML without validating: a recipe file that leaves the data (or other settings)
+    /// to the command line; the caller validates once everything is set.
+    pub fn from_toml_partial(text: &str) -> Result<TrainConfig, ConfigError> {
+        Ok(toml::from_str(text)?)
     }
 
     /// Resolved TOML text.
