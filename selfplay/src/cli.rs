@@ -23,7 +23,8 @@ pub struct Cli {
 pub enum Cmd {
     /// Plays self-play games into a resumable run directory per variant.
     Generate(GenerateArgs),
-    /// Reports W/D/L by side with 95% intervals, terminations and lengths of game files.
+    /// Balance report of game files, grouped by variant and settings: W/D/L by side, the
+    /// first player's score with its interval and Elo, endings, lengths; text, JSON, HTML.
     Balance(BalanceArgs),
     /// Measures positions/s, games/s, thread scaling and self-play overhead (in memory).
     Bench(BenchArgs),
@@ -146,12 +147,21 @@ pub struct BalanceArgs {
     /// Game files or directories (searched recursively for game files).
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
-    /// Writes a bar chart here.
+    /// Writes the chart of the first player's score per group (SVG) here.
     #[arg(long)]
     pub svg: Option<PathBuf>,
     /// Writes the report as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Writes the report as one self-contained HTML page (inline SVG charts) here.
+    #[arg(long)]
+    pub html: Option<PathBuf>,
+    /// Plies that make an opening (default: each run's sampled opening plies, else 8).
+    #[arg(long)]
+    pub opening_plies: Option<u32>,
+    /// Title of the HTML page.
+    #[arg(long, default_value = "kage balance report")]
+    pub title: String,
 }
 
 #[derive(Args)]

@@ -140,6 +140,10 @@ pub struct GenConfig {
     pub hash_mb: usize,
     /// Games per batch file (the unit of atomic writes and of resume).
     pub batch_size: u64,
+    /// The spec text (TOML) of a user variant (`--variant-file`); absent for the built-in
+    /// variants, so their configs (and hashes) are unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant_spec: Option<String>,
     /// Random openings.
     pub openings: Openings,
     /// Adjudication.
@@ -170,6 +174,7 @@ impl GenConfig {
             budget,
             hash_mb: 8,
             batch_size: 16,
+            variant_spec: None,
             openings: Openings::default(),
             adjudication: Adjudication::default(),
             net: None,
@@ -179,9 +184,7 @@ impl GenConfig {
     /// Checks every field; returns the config unchanged when valid.
     pub fn validated(self) -> Result<Self, SelfplayError> {
         let bad = |m: String| Err(SelfplayError::Config(m));
-        if let Err(e) = kage_engine::Variant::by_name(&self.variant) {
-            return bad(e.to_string());
-        }
+        self.variant_def()?;
         if self.games == 0 {
             return bad("games must be at least 1".into());
         }
@@ -227,6 +230,32 @@ impl GenConfig {
             return bad(format!("ply cap {} is above {}", a.max_plies, u16::MAX));
         }
         Ok(self)
+    }
+
+    /// The variant: the built-in one of that name, or the user variant of `variant_spec`
+    /// (whose name must be `variant`).
+    pub fn variant_def(&self) -> Result<&'static kage_engine::Variant, SelfplayError> {
+        let bad = |m: String| SelfplayError::Config(m);
+        match &self.variant_spec {
+            None => kage_engine::Variant::by_name(&self.variant).map_err(|e| bad(e.to_string())),
+            Some(text) => {
+                let v = kage_engine::Variant::from_spec_text(text)
+                    .map_err(|e| bad(format!("variant spec: {e}")))?;
+                if v.name != self.variant {
+                    return Err(bad(format!(
+                        "the variant spec is named {:?}, not {:?}",
+                        v.name, self.variant
+                    )));
+                }
+                if kage_engine::VariantId::from_name(&v.name).is_some() {
+                    return Err(bad(format!(
+                        "a user variant may not take the built-in name {:?}; rename it",
+                        v.name
+                    )));
+                }
+                Ok(v)
+            }
+        }
     }
 
     /// Canonical TOML text (what data file headers carry and the hash is taken of).

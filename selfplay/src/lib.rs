@@ -4,7 +4,7 @@
 //! * [`play`]: one game (random openings, search, adjudication, records).
 //! * [`driver`]: many games on a rayon pool, one player per thread.
 //! * [`run`]: a run directory with atomic batch files, resume and final joined output.
-//! * [`balance`]: results with confidence intervals (`kage_data::stats`), text and SVG reports.
+//! * [`balance`]: balance reports grouped by variant and settings: text, JSON, SVG, HTML.
 //! * [`bench`]: throughput, thread scaling and self-play overhead.
 //! * [`matches`]: engine-against-engine matches with GSPRT, PGN and outside UCI engines.
 

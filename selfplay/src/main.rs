@@ -108,23 +108,33 @@ fn run_generate(args: &cli::GenerateArgs) -> Result<ExitCode> {
 }
 
 fn run_balance(args: &cli::BalanceArgs) -> Result<ExitCode> {
-    let files = balance::game_files(&args.paths)?;
-    if files.is_empty() {
-        bail!("no game files found under the given paths");
+    let (files, mut problems) = balance::game_files(&args.paths)?;
+    let opts = balance::Options { opening_plies: args.opening_plies };
+    let mut report = balance::collect(&files, opts);
+    problems.append(&mut report.problems);
+    report.problems = problems;
+    for p in &report.problems {
+        eprintln!("kage-selfplay: warning: {p}");
     }
-    let (stats, duplicates) = balance::collect(&files)?;
-    print!("{}", balance::text(&stats));
-    if duplicates > 0 {
-        println!("({duplicates} duplicate games, same run and game index, counted once)");
+    if report.groups.is_empty() {
+        bail!("no games found under the given paths");
     }
+    print!("{}", balance::text::render(&report));
+    let write = |p: &std::path::Path, text: String| {
+        kage_data::atomic::write_atomic(p, text.as_bytes())
+            .with_context(|| format!("writing {}", p.display()))
+    };
     if let Some(p) = &args.svg {
-        std::fs::write(p, balance::svg(&stats))
-            .with_context(|| format!("writing {}", p.display()))?;
+        write(p, balance::chart::score_chart(&report.groups))?;
         println!("chart: {}", p.display());
     }
     if let Some(p) = &args.json {
-        let text = serde_json::to_string_pretty(&balance::json(&stats))? + "\n";
-        std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
+        write(p, serde_json::to_string_pretty(&report)? + "\n")?;
+        println!("json: {}", p.display());
+    }
+    if let Some(p) = &args.html {
+        write(p, balance::html::render(&report, &args.title))?;
+        println!("html: {}", p.display());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -129,8 +129,7 @@ pub fn factory_for(
                     net.hash
                 )));
             }
-            let v = kage_engine::Variant::by_name(&cfg.variant)
-                .map_err(|e| SelfplayError::Config(e.to_string()))?;
+            let v = cfg.variant_def()?;
             Evaluator::load_nnue(&bytes, v)
                 .map_err(|e| SelfplayError::Net(format!("{}: {e}", net.path)))?
         }

@@ -198,8 +198,7 @@ fn lock_dir(dir: &Path) -> Result<DirLock> {
 /// Generates (or resumes, or finds finished) the run of `cfg` for `opts.shard`.
 pub fn generate(cfg: &GenConfig, opts: &RunOptions) -> Result<RunReport> {
     let started = Instant::now();
-    let variant: &'static Variant = Variant::by_name(&cfg.variant)
-        .map_err(|e| SelfplayError::Config(format!("variant {:?}: {e}", cfg.variant)))?;
+    let variant: &'static Variant = cfg.variant_def()?;
     let dir = run_dir(&opts.out, &cfg.variant, opts.shard);
     std::fs::create_dir_all(&dir).map_err(|e| SelfplayError::io(&dir, "create directory", e))?;
     let _lock = lock_dir(&dir)?;

@@ -93,16 +93,18 @@ fn shards_are_disjoint_and_cover_the_run() {
     assert!(!h0.git_revision().is_empty());
 
     // Balance over the whole tree counts each game once (shards and whole run overlap).
-    let files = kage_selfplay::balance::game_files(&[t.path().to_path_buf()]).unwrap();
-    assert_eq!(files.len(), 4);
-    let (stats, duplicates) = kage_selfplay::balance::collect(&files).unwrap();
-    assert_eq!(duplicates, 7);
-    let st = &stats["gorogoroplus"];
-    assert_eq!((st.games, st.plies), (whole.stats.games, whole.stats.plies));
-    assert_eq!(st.white_wins + st.draws + st.black_wins, 7);
-    let svg = kage_selfplay::balance::svg(&stats);
+    let (files, problems) = kage_selfplay::balance::game_files(&[t.path().to_path_buf()]).unwrap();
+    assert_eq!((files.len(), problems.len()), (4, 0));
+    let report = kage_selfplay::balance::collect(&files, Default::default());
+    assert_eq!(report.duplicate_records, 7);
+    assert_eq!(report.groups.len(), 1, "one run: one group");
+    let g = &report.groups[0];
+    assert_eq!(g.games, whole.stats.games);
+    assert_eq!(g.lengths.mean, whole.stats.average_plies());
+    assert_eq!(g.info.sides, ["Sente".to_owned(), "Gote".to_owned()]);
+    let svg = kage_selfplay::balance::chart::score_chart(&report.groups);
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
-    assert!(kage_selfplay::balance::text(&stats).contains("white wins"));
+    assert!(kage_selfplay::balance::text::render(&report).contains("Sente wins"));
 }
 
 #[test]

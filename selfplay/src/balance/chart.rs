@@ -1,0 +1,191 @@
+//! Hand-written SVG charts of a balance report: the first player's score with its 95%
+//! interval per group, endings as stacked bars, and a game length histogram.
+
+use std::fmt::Write as _;
+
+use kage_data::svg;
+
+use super::stats::GroupReport;
+use super::text::short_label;
+
+/// Colours of the endings, cycled.
+const ENDING_COLOURS: [&str; 11] = [
+    "#c0392b", "#e67e22", "#f1c40f", "#27ae60", "#16a085", "#2980b9", "#8e44ad", "#2c3e50",
+    "#7f8c8d", "#d35400", "#95a5a6",
+];
+
+/// The first player's score over distinct games per group: a point with its 95% interval as
+/// an error bar, on a 0-100% axis with the even line at 50%.
+pub fn score_chart(groups: &[GroupReport]) -> String {
+    let (left, width, row, top) = (330.0, 440.0, 30.0, 56.0);
+    let height = top + row * groups.len() as f64 + 40.0;
+    let mut s = svg::begin(left + width + 150.0, height, 12);
+    svg::text(
+        &mut s,
+        10.0,
+        22.0,
+        r#"font-size="15" font-weight="bold""#,
+        "First player's score over distinct games (95% interval)",
+    );
+    let x = |v: f64| left + width * v;
+    let bottom = top + row * groups.len() as f64;
+    for t in 0..=10 {
+        let v = f64::from(t) / 10.0;
+        let colour = if t == 5 { "#555" } else { "#ddd" };
+        let _ = writeln!(
+            s,
+            r#"<line x1="{0:.1}" y1="{1:.1}" x2="{0:.1}" y2="{2:.1}" stroke="{colour}"/>"#,
+            x(v),
+            top - 10.0,
+            bottom
+        );
+        if t % 2 == 0 {
+            svg::text(
+                &mut s,
+                x(v),
+                bottom + 16.0,
+                r#"text-anchor="middle""#,
+                &format!("{}%", t * 10),
+            );
+        }
+    }
+    for (k, g) in groups.iter().enumerate() {
+        let y = top + row * k as f64 + row / 2.0 - 6.0;
+        let sc = &g.first_player_score;
+        let label = format!("{} ({})", short_label(g), g.info.sides[0]);
+        svg::text(&mut s, left - 8.0, y + 4.0, r#"text-anchor="end""#, &label);
+        let _ = writeln!(
+            s,
+            r##"<line x1="{a:.1}" y1="{y:.1}" x2="{b:.1}" y2="{y:.1}" stroke="#2c3e50" stroke-width="2"/><line x1="{a:.1}" y1="{y0:.1}" x2="{a:.1}" y2="{y1:.1}" stroke="#2c3e50" stroke-width="2"/><line x1="{b:.1}" y1="{y0:.1}" x2="{b:.1}" y2="{y1:.1}" stroke="#2c3e50" stroke-width="2"/><circle cx="{c:.1}" cy="{y:.1}" r="4.5" fill="#c0392b"><title>{t}</title></circle>"##,
+            a = x(sc.ci_low),
+            b = x(sc.ci_high),
+            c = x(sc.score),
+            y0 = y - 5.0,
+            y1 = y + 5.0,
+            t = svg::escape(&format!(
+                "{:.3} ({:.3}-{:.3}), Elo {:+.0}, {} distinct games",
+                sc.score, sc.ci_low, sc.ci_high, sc.elo, sc.games
+            )),
+        );
+        svg::text(
+            &mut s,
+            left + width + 8.0,
+            y + 4.0,
+            "",
+            &format!("{:.1}% (n={})", 100.0 * sc.score, sc.games),
+        );
+    }
+    svg::end(s)
+}
+
+/// One stacked bar per group: the share of each kind of ending, with who won by it in each
+/// segment's tooltip and the legend.
+pub fn endings_chart(groups: &[GroupReport]) -> String {
+    let mut names: Vec<String> = Vec::new();
+    for g in groups {
+        for e in &g.endings {
+            if !names.contains(&e.ending) {
+                names.push(e.ending.clone());
+            }
+        }
+    }
+    let (left, width, row, top) = (330.0, 440.0, 30.0, 64.0);
+    let height = top + row * groups.len() as f64 + 20.0;
+    let mut s = svg::begin(left + width + 40.0, height, 12);
+    svg::text(&mut s, 10.0, 22.0, r#"font-size="15" font-weight="bold""#, "How games end");
+    let colour = |name: &str| {
+        let i = names.iter().position(|n| n == name).unwrap_or(0);
+        ENDING_COLOURS[i % ENDING_COLOURS.len()]
+    };
+    let mut lx = 10.0;
+    for n in &names {
+        let _ = writeln!(
+            s,
+            r#"<rect x="{lx:.1}" y="34" width="12" height="12" fill="{}"/>"#,
+            colour(n)
+        );
+        svg::text(&mut s, lx + 16.0, 45.0, "", n);
+        lx += 24.0 + 7.0 * n.len() as f64;
+    }
+    for (k, g) in groups.iter().enumerate() {
+        let y = top + row * k as f64;
+        svg::text(&mut s, left - 8.0, y + 15.0, r#"text-anchor="end""#, &short_label(g));
+        let [a, b] = &g.info.sides;
+        let mut x = left;
+        for e in &g.endings {
+            let w = width * e.games as f64 / g.games.max(1) as f64;
+            let tip = format!(
+                "{}: {} games ({:.1}%): {a} {}, draws {}, {b} {}",
+                e.ending,
+                e.games,
+                100.0 * e.games as f64 / g.games.max(1) as f64,
+                e.first_wins,
+                e.draws,
+                e.second_wins
+            );
+            let _ = writeln!(
+                s,
+                r#"<rect x="{x:.1}" y="{y:.1}" width="{w:.1}" height="20" fill="{}" stroke="white" stroke-width="0.5"><title>{}</title></rect>"#,
+                colour(&e.ending),
+                svg::escape(&tip)
+            );
+            x += w;
+        }
+    }
+    svg::end(s)
+}
+
+/// The game length histogram of one group.
+pub fn length_histogram(g: &GroupReport) -> String {
+    let l = &g.lengths;
+    let (left, width, height, top) = (50.0, 520.0, 160.0, 40.0);
+    let mut s = svg::begin(left + width + 20.0, top + height + 40.0, 11);
+    svg::text(
+        &mut s,
+        10.0,
+        20.0,
+        r#"font-size="13" font-weight="bold""#,
+        &format!(
+            "{}: game lengths (plies; mean {:.1}, median {:.1})",
+            short_label(g),
+            l.mean,
+            l.median
+        ),
+    );
+    let most = l.histogram.iter().copied().max().unwrap_or(0).max(1) as f64;
+    let bins = l.histogram.len().max(1) as f64;
+    let bw = width / bins;
+    for (i, &c) in l.histogram.iter().enumerate() {
+        let h = height * c as f64 / most;
+        let x = left + bw * i as f64;
+        let from = i as u64 * l.bin_width;
+        let _ = writeln!(
+            s,
+            r##"<rect x="{x:.1}" y="{:.1}" width="{:.1}" height="{h:.1}" fill="#2980b9"><title>{}-{} plies: {c} games</title></rect>"##,
+            top + height - h,
+            (bw - 1.0).max(0.5),
+            from,
+            from + l.bin_width - 1
+        );
+    }
+    let _ = writeln!(
+        s,
+        r##"<line x1="{left}" y1="{0}" x2="{1}" y2="{0}" stroke="#333"/>"##,
+        top + height,
+        left + width
+    );
+    let step = (l.histogram.len() / 6).max(1);
+    for i in (0..=l.histogram.len()).step_by(step) {
+        let x = left + bw * i as f64;
+        svg::text(
+            &mut s,
+            x,
+            top + height + 14.0,
+            r#"text-anchor="middle""#,
+            &(i as u64 * l.bin_width).to_string(),
+        );
+    }
+    svg::text(&mut s, left - 6.0, top + 10.0, r#"text-anchor="end""#, &format!("{most}"));
+    svg::text(&mut s, left - 6.0, top + height, r#"text-anchor="end""#, "0");
+    svg::end(s)
+}

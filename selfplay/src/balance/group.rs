@@ -1,0 +1,146 @@
+//! What made a set of games: the generator config of a file header, reduced to the settings
+//! that decide how the games are played (the player), so that runs of the same settings with
+//! other seeds pool and runs of different settings never do.
+
+use serde::Serialize;
+
+use crate::config::{Budget, GenConfig, OpeningMode, PlayerKind};
+
+/// The identity of a group: variant and the player's settings.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct GroupKey {
+    /// Variant name.
+    pub variant: String,
+    /// Hash of the settings (the config without seed, game count and batch size), or of the
+    /// raw config text when it is not a kage-selfplay config.
+    pub settings_hash: u64,
+}
+
+/// What a group is, for the report.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GroupInfo {
+    /// Variant name.
+    pub variant: String,
+    /// Names of the first player (White) and the second (Black) as the variant calls them.
+    pub sides: [String; 2],
+    /// Whether the variant comes from a user spec file (`--variant-file`).
+    pub user_variant: bool,
+    /// Settings hash (hex), the group's identity within its variant.
+    pub settings_hash: String,
+    /// One line: player, budget, net, openings, adjudication.
+    pub label: String,
+    /// Who played (`search`, `greedy`, or `unknown` for foreign configs).
+    pub player: String,
+    /// Budget per move (`nodes 4000`, `depth 6`), when known.
+    pub budget: Option<String>,
+    /// Nodes per move (for charts across budgets), when the budget is a node count.
+    pub nodes: Option<u64>,
+    /// NNUE network file name and hash (`hce` for the hand-crafted evaluation).
+    pub net: String,
+    /// Opening policy in words.
+    pub openings: String,
+    /// Opening plies sampled (0 when unknown or none).
+    pub opening_plies: u32,
+    /// Adjudication settings in words.
+    pub adjudication: String,
+    /// Whether resignations or adjudicated draws could end games.
+    pub adjudicated: bool,
+}
+
+/// Key and description of the games of a file with `variant` and header config `config`.
+pub fn describe(variant: &str, config: &str) -> (GroupKey, GroupInfo) {
+    let parsed = GenConfig::from_toml(config).ok().filter(|c| c.variant == variant);
+    let Some(c) = parsed else {
+        let hash = kage_data::config_hash(config);
+        let info = GroupInfo {
+            variant: variant.to_owned(),
+            sides: side_names(variant, None),
+            user_variant: false,
+            settings_hash: format!("{hash:016x}"),
+            label: format!("config {hash:016x} (not a kage-selfplay config)"),
+            player: "unknown".into(),
+            budget: None,
+            nodes: None,
+            net: "unknown".into(),
+            openings: "unknown".into(),
+            opening_plies: 0,
+            adjudication: "unknown".into(),
+            adjudicated: true,
+        };
+        return (GroupKey { variant: variant.to_owned(), settings_hash: hash }, info);
+    };
+    let mut settings = c.clone();
+    settings.seed = 0;
+    settings.games = 1;
+    settings.batch_size = 1;
+    let hash = settings.hash();
+    let player = match c.player {
+        PlayerKind::Search => "search",
+        PlayerKind::Greedy => "greedy",
+    };
+    let (budget, nodes) = match c.budget {
+        Budget::Nodes(n) => (format!("nodes {n}"), Some(n)),
+        Budget::Depth(d) => (format!("depth {d}"), None),
+    };
+    let net = match &c.net {
+        None => "hce".to_owned(),
+        Some(n) => {
+            let name = std::path::Path::new(&n.path)
+                .file_name()
+                .map_or(n.path.clone(), |f| f.to_string_lossy().into_owned());
+            format!("{name} ({})", n.hash)
+        }
+    };
+    let o = c.openings;
+    let openings = match (o.random_plies, o.mode) {
+        (0, _) => "start position, no sampling".to_owned(),
+        (p, OpeningMode::Uniform) => format!("start position, {p} uniformly random plies"),
+        (p, OpeningMode::Multipv) => format!(
+            "start position, {p} plies sampled among the MultiPV {} moves within {} cp of the best",
+            o.multipv, o.margin_cp
+        ),
+    };
+    let a = c.adjudication;
+    let resign = if a.resign_plies == 0 {
+        "no resign".to_owned()
+    } else {
+        format!("resign {} cp x {} plies", a.resign_cp, a.resign_plies)
+    };
+    let draw = if a.draw_plies == 0 {
+        "no draw adjudication".to_owned()
+    } else {
+        format!("draw |{}| cp x {} plies from ply {}", a.draw_cp, a.draw_plies, a.draw_min_ply)
+    };
+    let adjudication = format!("{resign}, {draw}, max {} plies", a.max_plies);
+    let user_variant = c.variant_spec.is_some();
+    let label = format!(
+        "{player} {budget}, net {net}, hash {} MiB, openings: {openings}; {adjudication}",
+        c.hash_mb
+    );
+    let info = GroupInfo {
+        variant: variant.to_owned(),
+        sides: side_names(variant, c.variant_spec.as_deref()),
+        user_variant,
+        settings_hash: format!("{hash:016x}"),
+        label,
+        player: player.into(),
+        budget: Some(budget),
+        nodes,
+        net,
+        openings,
+        opening_plies: o.random_plies,
+        adjudication,
+        adjudicated: a.resign_plies > 0 || a.draw_plies > 0,
+    };
+    (GroupKey { variant: variant.to_owned(), settings_hash: hash }, info)
+}
+
+/// The side names of a built-in variant or of a user variant's spec text; `White`/`Black`
+/// when neither is known.
+pub fn side_names(variant: &str, spec: Option<&str>) -> [String; 2] {
+    let v = match spec {
+        Some(text) => kage_engine::Variant::from_spec_text(text).ok(),
+        None => kage_engine::Variant::by_name(variant).ok(),
+    };
+    v.map_or_else(|| ["White".to_owned(), "Black".to_owned()], |v| v.side_names.clone())
+}

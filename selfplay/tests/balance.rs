@@ -1,0 +1,200 @@
+//! Balance reports from fixture game files written here with the data crate's writer:
+//! statistics against values worked out by hand, grouping by settings, the JSON and HTML
+//! reports of the command, and damaged files reported and skipped.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use kage_data::{GameRecord, GameResult, RecordKind, Termination, Writer};
+use kage_engine::Reason;
+use kage_selfplay::balance::{self, Options};
+use kage_selfplay::{Budget, GenConfig};
+
+const BIN: &str = env!("CARGO_BIN_EXE_kage-selfplay");
+
+fn cfg(nodes: u64, seed: u64) -> GenConfig {
+    GenConfig::new("minishogi", 10, seed, Budget::Nodes(nodes)).validated().unwrap()
+}
+
+fn game(index: u64, moves: &[u16], result: GameResult, end: Termination) -> GameRecord {
+    GameRecord {
+        variant: "minishogi".into(),
+        start_fen: "startpos".into(),
+        moves: moves.to_vec(),
+        scores: vec![],
+        result,
+        termination: end,
+        game_index: index,
+    }
+}
+
+/// Writes `games` of the run of `c` to `path`, one chunk per game when `small_chunks`.
+fn write(path: &Path, c: &GenConfig, games: &[GameRecord], small_chunks: bool) -> PathBuf {
+    let header = kage_selfplay::run::header(c, RecordKind::Game).unwrap();
+    let mut w = Writer::<GameRecord>::create(path, header).unwrap();
+    if small_chunks {
+        w.set_chunk_target(1);
+    }
+    for g in games {
+        w.write(g).unwrap();
+    }
+    w.finish().unwrap();
+    path.to_path_buf()
+}
+
+const MATE: Termination = Termination::Rule(Reason::Checkmate);
+const REP: Termination = Termination::Rule(Reason::Repetition);
+use GameResult::{BlackWin as L, Draw as D, WhiteWin as W};
+
+/// Group A: two runs of the same settings (seeds 1 and 2), 6 games, 5 distinct; group B:
+/// other settings (200 nodes), with a damaged chunk and a file that is not a data file.
+fn fixture(dir: &Path) {
+    let a1 = [
+        game(0, &[1, 2, 3, 4], W, MATE),
+        game(1, &[1, 2, 3, 4], W, MATE), // the same game again: not distinct
+        game(2, &[1, 2, 5, 6, 7, 8], D, REP),
+        game(3, &[9, 2, 5], L, Termination::Resign),
+        game(4, &[1, 3, 3, 3, 3, 3, 3, 3, 3, 3], W, Termination::Resign),
+    ];
+    write(&dir.join("a1.kdata"), &cfg(100, 1), &a1, false);
+    // The same file again (a copy next to the original): counted once.
+    write(&dir.join("a1-copy.kdata"), &cfg(100, 1), &a1[..2], false);
+    write(
+        &dir.join("a2.kdata"),
+        &cfg(100, 2),
+        &[game(0, &[7, 7], D, Termination::PlyLimit)],
+        false,
+    );
+    let b1 = [game(0, &[1, 2], L, MATE), game(1, &[2, 2], L, MATE)];
+    write(&dir.join("b1.kdata"), &cfg(200, 1), &b1, false);
+    let b2 = [game(5, &[4, 4], W, MATE), game(6, &[5, 5], L, MATE)];
+    let p = write(&dir.join("b2.kdata"), &cfg(200, 1), &b2, true);
+    // Damage the first chunk's payload: game 5 is lost, game 6 still counts.
+    let mut bytes = std::fs::read(&p).unwrap();
+    let at = bytes.windows(4).position(|w| w == b"KCHK").unwrap();
+    bytes[at + 20] ^= 0xff;
+    std::fs::write(&p, bytes).unwrap();
+    std::fs::write(dir.join("junk.kdata"), b"this is not a kage data file").unwrap();
+}
+
+#[test]
+fn statistics_grouping_and_damage() {
+    let t = tempfile::tempdir().unwrap();
+    fixture(t.path());
+    let (files, problems) = balance::game_files(&[t.path().to_path_buf()]).unwrap();
+    assert_eq!(files.len(), 5, "{files:?}");
+    assert_eq!(problems.len(), 1);
+    assert!(problems[0].contains("junk.kdata"), "{problems:?}");
+    let r = balance::collect(&files, Options::default());
+    assert_eq!(r.duplicate_records, 2, "the copy's two games");
+    assert_eq!(r.problems.len(), 1, "{:?}", r.problems);
+    assert!(r.problems[0].contains("b2.kdata") && r.problems[0].contains("damaged"));
+    assert_eq!(r.groups.len(), 2, "two settings, two groups");
+
+    let a = &r.groups[0];
+    assert_eq!(a.info.nodes, Some(100));
+    assert_eq!(a.info.sides, ["Sente".to_owned(), "Gote".to_owned()]);
+    assert_eq!((a.runs.len(), a.seeds.clone(), a.files), (2, vec![1, 2], 3));
+    assert_eq!((a.games, a.distinct_games), (6, 5));
+    // First 8 plies (the config's opening plies): five different openings.
+    assert_eq!((a.opening_plies, a.distinct_openings), (8, 5));
+    assert_eq!(
+        (a.results.first_wins.count, a.results.draws.count, a.results.second_wins.count),
+        (3, 2, 1)
+    );
+    // Distinct games: W 2, D 2, L 1: score 3/5 = 0.6; variance (2*0.16 + 2*0.01 + 0.36)/5
+    // = 0.14, standard error sqrt(0.14/5) = 0.167332, half width 1.96 * that = 0.327966.
+    let s = &a.first_player_score;
+    assert_eq!(s.games, 5);
+    assert!((s.score - 0.6).abs() < 1e-12);
+    assert!((s.ci_low - 0.272_034).abs() < 1e-5 && (s.ci_high - 0.927_966).abs() < 1e-5);
+    assert!((s.elo - 70.44).abs() < 0.01, "{}", s.elo); // -400 log10(1/0.6 - 1)
+    assert_eq!(a.draw_rate.count, 2);
+    assert!((a.draw_rate.fraction - 0.4).abs() < 1e-12);
+    let ends: Vec<(&str, u64, u64, u64, u64)> = a
+        .endings
+        .iter()
+        .map(|e| (e.ending.as_str(), e.games, e.first_wins, e.draws, e.second_wins))
+        .collect();
+    assert_eq!(
+        ends,
+        [
+            ("checkmate", 2, 2, 0, 0),
+            ("repetition", 1, 0, 1, 0),
+            ("resign", 2, 1, 0, 1),
+            ("ply_limit", 1, 0, 1, 0)
+        ]
+    );
+    let l = &a.lengths;
+    assert_eq!((l.min, l.max, l.median), (2, 10, 4.0));
+    assert!((l.mean - 29.0 / 6.0).abs() < 1e-12);
+    assert_eq!((l.bin_width, l.histogram.iter().sum::<u64>()), (1, 6));
+
+    let b = &r.groups[1];
+    assert_eq!(b.info.nodes, Some(200));
+    assert_ne!(a.info.settings_hash, b.info.settings_hash);
+    assert_eq!((b.games, b.distinct_games, b.results.second_wins.count), (3, 3, 3));
+    assert_eq!((b.first_player_score.score, b.first_player_score.ci_high), (0.0, 0.0));
+
+    // An explicit opening length: the first 2 plies give 4 openings in group A.
+    let r2 = balance::collect(&files, Options { opening_plies: Some(2) });
+    assert_eq!((r2.groups[0].opening_plies, r2.groups[0].distinct_openings), (2, 4));
+}
+
+#[test]
+fn command_writes_text_json_and_html_and_reports_damage() {
+    let t = tempfile::tempdir().unwrap();
+    let data = t.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    fixture(&data);
+    let (json, html) = (t.path().join("r.json"), t.path().join("r.html"));
+    let out = Command::new(BIN)
+        .arg("balance")
+        .arg(&data)
+        .arg("--json")
+        .arg(&json)
+        .arg("--html")
+        .arg(&html)
+        .output()
+        .unwrap();
+    let (stdout, stderr) =
+        (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("junk.kdata") && stderr.contains("b2.kdata"), "{stderr}");
+    assert!(stdout.contains("Sente wins") && stdout.contains("Gote wins"), "{stdout}");
+    assert!(stdout.contains("0.600 (0.272-0.928)"), "{stdout}");
+
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let groups = v["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 2);
+    let g = &groups[0];
+    assert_eq!(g["info"]["variant"], "minishogi");
+    assert_eq!(g["info"]["sides"][0], "Sente");
+    assert_eq!(g["info"]["budget"], "nodes 100");
+    assert_eq!(g["info"]["net"], "hce");
+    assert!(g["info"]["openings"].as_str().unwrap().contains("MultiPV"));
+    assert_eq!(g["games"], 6);
+    assert_eq!(g["distinct_games"], 5);
+    assert_eq!(g["distinct_openings"], 5);
+    assert_eq!(g["results"]["first_wins"]["count"], 3);
+    assert_eq!(g["first_player_score"]["games"], 5);
+    assert_eq!(g["endings"][2]["ending"], "resign");
+    assert_eq!(g["endings"][2]["second_wins"], 1);
+    assert_eq!(g["lengths"]["median"], 4.0);
+    assert_eq!(v["problems"].as_array().unwrap().len(), 2);
+    assert_eq!(v["duplicate_records"], 2);
+
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>") && page.trim_end().ends_with("</html>"));
+    assert_eq!(page.matches("<svg").count(), 4, "score, endings, two histograms");
+    assert!(!page.contains("<script") && !page.contains("https://"));
+    assert!(page.contains("Sente wins") && page.contains("junk.kdata"));
+
+    // Nothing readable: an error, not an empty report.
+    let empty = t.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let out = Command::new(BIN).arg("balance").arg(&empty).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no games"));
+}
