@@ -135,9 +135,13 @@ pub struct GenerateArgs {
     /// Games per batch file (the unit of atomic writes and resume).
     #[arg(long, default_value_t = 8)]
     pub batch_size: u64,
-    /// No progress bar.
+    /// No progress bar or progress lines.
     #[arg(long)]
     pub quiet: bool,
+    /// When stderr is not a terminal: a plain progress line every S seconds (done/total,
+    /// rate, ETA, running results by side; 0: after every game).
+    #[arg(long, default_value_t = 30.0)]
+    pub progress_secs: f64,
     #[command(flatten)]
     pub game: GameArgs,
 }
@@ -271,6 +275,12 @@ impl GenerateArgs {
 
     pub fn config(&self, variant: &str) -> Result<GenConfig> {
         self.game.config(variant, self.games, self.batch_size, self.variant != "all")
+    }
+
+    /// `--progress-secs` as a duration (0: a line per game).
+    pub fn progress_every(&self) -> Result<std::time::Duration> {
+        std::time::Duration::try_from_secs_f64(self.progress_secs)
+            .map_err(|_| anyhow::anyhow!("--progress-secs must be a number of seconds >= 0"))
     }
 }
 

@@ -5,6 +5,7 @@
 //! * [`driver`]: many games on a rayon pool, one player per thread.
 //! * [`run`]: a run directory with atomic batch files, resume and final joined output.
 //! * [`balance`]: balance reports grouped by variant and settings: text, JSON, SVG, HTML.
+//! * [`progress`]: plain progress lines when stderr is not a terminal.
 //! * [`bench`]: throughput, thread scaling and self-play overhead.
 //! * [`matches`]: engine-against-engine matches with GSPRT, PGN and outside UCI engines.
 
@@ -19,6 +20,7 @@ mod error;
 pub mod matches;
 pub mod play;
 pub mod player;
+pub mod progress;
 pub mod run;
 
 pub use adjudicate::Adjudicator;

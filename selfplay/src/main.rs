@@ -57,6 +57,7 @@ fn run_generate(args: &cli::GenerateArgs) -> Result<ExitCode> {
             shard,
             threads,
             progress: !args.quiet,
+            progress_every: args.progress_every()?,
             stop: &stop,
             factory,
         };

@@ -27,6 +27,7 @@ fn run(c: &GenConfig, out: &Path, shard: Shard, threads: usize) -> kage_selfplay
         shard,
         threads,
         progress: false,
+        progress_every: std::time::Duration::from_secs(30),
         stop: &stop,
         factory: factory_for(c).unwrap(),
     };
@@ -219,4 +220,35 @@ fn interrupted_runs_resume_to_identical_output() {
     assert!(gen_cmd(&stopped, "1").status().unwrap().success());
     assert_eq!(bytes(stopped.join("minishogi/games.kdata")), want_g);
     assert_eq!(bytes(stopped.join("minishogi/positions.kdata")), want_p);
+}
+
+#[test]
+fn progress_lines_when_stderr_is_not_a_terminal() {
+    let t = tempfile::tempdir().unwrap();
+    let out = Command::new(BIN)
+        .args(["generate", "--variant", "minishogi", "--games", "4", "--player", "greedy"])
+        .args(["--threads", "1", "--progress-secs", "0", "--out"])
+        .arg(t.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("minishogi: ")).collect();
+    assert_eq!(lines.len(), 4, "one line per game with --progress-secs 0: {err}");
+    assert!(lines[0].contains("1/4 games (25.0%)") && lines[0].contains("games/s, ETA"));
+    assert!(lines[3].contains("4/4 games (100.0%)"), "{}", lines[3]);
+    assert!(lines[3].contains("Sente ") && lines[3].contains(" / draws "), "{}", lines[3]);
+    // --quiet: none.
+    let out = Command::new(BIN)
+        .args(["generate", "--variant", "minishogi", "--games", "2", "--player", "greedy"])
+        .args(["--threads", "1", "--progress-secs", "0", "--quiet", "--out"])
+        .arg(t.path().join("q"))
+        .output()
+        .unwrap();
+    assert!(out.status.success() && out.stderr.is_empty());
+    let bad = Command::new(BIN)
+        .args(["generate", "--variant", "minishogi", "--progress-secs", "-1"])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
 }

@@ -87,9 +87,10 @@ pub fn first_player_score(wdl: Wdl) -> Score {
         score: s,
         ci_low: lo,
         ci_high: hi,
-        elo: elo_of_score(s),
-        elo_low: elo_of_score(lo),
-        elo_high: elo_of_score(hi),
+        // `+ 0.0` turns the -0 of an even score into 0.
+        elo: elo_of_score(s) + 0.0,
+        elo_low: elo_of_score(lo) + 0.0,
+        elo_high: elo_of_score(hi) + 0.0,
     }
 }
 
@@ -312,6 +313,7 @@ mod tests {
         let e = first_player_score(Wdl { first: 3, draws: 4, second: 3 });
         assert_eq!(e.score, 0.5);
         assert!(e.elo.abs() < 1e-9 && (e.elo_low + e.elo_high).abs() < 1e-6);
+        assert_eq!(format!("{:+.0}", e.elo), "+0");
         // All wins: no spread, the interval is the point; clamped at 1.
         let w = first_player_score(Wdl { first: 5, draws: 0, second: 0 });
         assert_eq!((w.score, w.ci_low, w.ci_high), (1.0, 1.0, 1.0));
