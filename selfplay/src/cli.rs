@@ -117,6 +117,10 @@ pub struct GenerateArgs {
     /// Variant: shinobiplus, shinobi, gorogoroplus, minishogi, or all.
     #[arg(long, default_value = "all")]
     pub variant: String,
+    /// Plays a user variant written as a spec file (TOML, as `kage --variant-file`): its
+    /// text goes into the run config, so reports show it as a variant of its own.
+    #[arg(long, value_name = "FILE")]
+    pub variant_file: Option<PathBuf>,
     /// Games per variant (all shards together).
     #[arg(long, default_value_t = 100)]
     pub games: u64,
@@ -242,6 +246,7 @@ impl GameArgs {
         games: u64,
         batch_size: u64,
         strict: bool,
+        spec: Option<&str>,
     ) -> Result<GenConfig> {
         let budget = match (self.nodes, self.depth) {
             (_, Some(d)) => Budget::Depth(d),
@@ -251,6 +256,7 @@ impl GameArgs {
         c.player = self.player;
         c.hash_mb = self.hash;
         c.batch_size = batch_size;
+        c.variant_spec = spec.map(str::to_owned);
         c.openings = self.opening.openings();
         let a = &mut c.adjudication;
         a.resign_cp = self.resign_cp;
@@ -265,8 +271,32 @@ impl GameArgs {
 }
 
 impl GenerateArgs {
+    /// The user variant of `--variant-file`: its name and spec text.
+    pub fn user_variant(&self) -> Result<Option<(String, String)>> {
+        let Some(path) = &self.variant_file else { return Ok(None) };
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading variant file {}", path.display()))?;
+        let v = kage_engine::Variant::from_spec_text(&text)
+            .with_context(|| format!("variant file {}", path.display()))?;
+        if VariantId::from_name(&v.name).is_some() {
+            bail!(
+                "variant file {}: the name {:?} is a built-in variant's; give the user variant a \
+                 name of its own",
+                path.display(),
+                v.name
+            );
+        }
+        if self.variant != "all" && self.variant != v.name {
+            bail!("--variant {} does not match the variant file's name {:?}", self.variant, v.name);
+        }
+        Ok(Some((v.name.clone(), text)))
+    }
+
     pub fn variants(&self) -> Result<Vec<String>> {
-        variant_list(&self.variant)
+        match self.user_variant()? {
+            Some((name, _)) => Ok(vec![name]),
+            None => variant_list(&self.variant),
+        }
     }
 
     pub fn shard(&self) -> Result<Shard> {
@@ -274,7 +304,9 @@ impl GenerateArgs {
     }
 
     pub fn config(&self, variant: &str) -> Result<GenConfig> {
-        self.game.config(variant, self.games, self.batch_size, self.variant != "all")
+        let user = self.user_variant()?;
+        let spec = user.as_ref().filter(|(name, _)| name == variant).map(|(_, t)| t.as_str());
+        self.game.config(variant, self.games, self.batch_size, self.variant != "all", spec)
     }
 
     /// `--progress-secs` as a duration (0: a line per game).
@@ -289,7 +321,7 @@ impl BenchArgs {
         if self.threads.is_empty() || self.threads.contains(&0) {
             bail!("--threads needs one or more counts of at least 1");
         }
-        self.game.config(variant, self.games, 1, self.variant != "all")
+        self.game.config(variant, self.games, 1, self.variant != "all", None)
     }
 }
 

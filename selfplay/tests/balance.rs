@@ -198,3 +198,45 @@ fn command_writes_text_json_and_html_and_reports_damage() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no games"));
 }
+
+#[test]
+fn a_user_variant_is_a_group_of_its_own() {
+    let t = tempfile::tempdir().unwrap();
+    let spec =
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../engine/variants/examples/shinobiplus_rank4.toml");
+    let play = |extra: &[&str]| {
+        Command::new(BIN)
+            .args(["generate", "--games", "2", "--player", "greedy", "--threads", "1", "--quiet"])
+            .args(["--max-plies", "40", "--out"])
+            .arg(t.path())
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = play(&["--variant-file", spec]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(play(&["--variant", "shinobiplus"]).status.success());
+    // A name that does not match, or a built-in name, is refused.
+    let bad = play(&["--variant", "shinobi", "--variant-file", spec]);
+    assert!(!bad.status.success());
+    let renamed = t.path().join("builtin-name.toml");
+    let text = std::fs::read_to_string(spec).unwrap();
+    std::fs::write(
+        &renamed,
+        text.replace("name = \"shinobiplus-rank4\"", "name = \"shinobiplus\""),
+    )
+    .unwrap();
+    let bad = play(&["--variant-file", renamed.to_str().unwrap()]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("built-in"));
+
+    let (files, _) = balance::game_files(&[t.path().to_path_buf()]).unwrap();
+    let r = balance::collect(&files, Options::default());
+    let names: Vec<(&str, bool)> =
+        r.groups.iter().map(|g| (g.info.variant.as_str(), g.info.user_variant)).collect();
+    assert_eq!(names, [("shinobiplus", false), ("shinobiplus-rank4", true)]);
+    for g in &r.groups {
+        assert_eq!(g.info.sides, ["Clan".to_owned(), "Kingdom".to_owned()]);
+        assert_eq!(g.games, 2);
+    }
+}

@@ -105,7 +105,7 @@ pub fn endings_chart(groups: &[GroupReport]) -> String {
             colour(n)
         );
         svg::text(&mut s, lx + 16.0, 45.0, "", n);
-        lx += 24.0 + 7.0 * n.len() as f64;
+        lx += 30.0 + 7.5 * n.len() as f64;
     }
     for (k, g) in groups.iter().enumerate() {
         let y = top + row * k as f64;
@@ -138,7 +138,7 @@ pub fn endings_chart(groups: &[GroupReport]) -> String {
 /// The game length histogram of one group.
 pub fn length_histogram(g: &GroupReport) -> String {
     let l = &g.lengths;
-    let (left, width, height, top) = (50.0, 520.0, 160.0, 40.0);
+    let (left, width, height, top) = (50.0, 620.0, 160.0, 40.0);
     let mut s = svg::begin(left + width + 20.0, top + height + 40.0, 11);
     svg::text(
         &mut s,

@@ -18,7 +18,8 @@ pub fn short_label(g: &GroupReport) -> String {
     let i = &g.info;
     let budget = i.budget.clone().unwrap_or_else(|| "?".into());
     let net = if i.net == "hce" { "hce".to_owned() } else { i.net.clone() };
-    format!("{} {} {} {}", i.variant, i.player, budget, net)
+    let user = if i.user_variant { " (user variant)" } else { "" };
+    format!("{}{user} {} {} {}", i.variant, i.player, budget, net)
 }
 
 /// The whole report as text.
@@ -26,14 +27,14 @@ pub fn render(r: &Report) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:<44} {:>8} {:>8}  {:<22} {:<18} {:>6}",
+        "{:<44} {:>8} {:>8}  {:<22} {:<22} {:>6}",
         "group", "games", "distinct", "first player's score", "Elo (95%)", "draws"
     );
     for g in &r.groups {
         let sc = &g.first_player_score;
         let _ = writeln!(
             s,
-            "{:<44} {:>8} {:>8}  {:<22} {:<18} {:>6}",
+            "{:<44} {:>8} {:>8}  {:<22} {:<22} {:>6}",
             short_label(g),
             g.games,
             g.distinct_games,
