@@ -26,6 +26,9 @@ pub enum Cmd {
     /// Balance report of game files, grouped by variant and settings: W/D/L by side, the
     /// first player's score with its interval and Elo, endings, lengths; text, JSON, HTML.
     Balance(BalanceArgs),
+    /// Plays a sample of adjudicated games (resignations, adjudicated draws) on to their real
+    /// end, adjudication off, same player and budget: how often adjudication was wrong.
+    Audit(AuditArgs),
     /// Measures positions/s, games/s, thread scaling and self-play overhead (in memory).
     Bench(BenchArgs),
     /// Plays a match between two engines in game pairs: Elo, pentanomial counts, GSPRT,
@@ -167,9 +170,32 @@ pub struct BalanceArgs {
     /// Plies that make an opening (default: each run's sampled opening plies, else 8).
     #[arg(long)]
     pub opening_plies: Option<u32>,
+    /// Adjudication audits (`kage-selfplay audit --json`) to show with the groups of the same
+    /// settings (repeatable).
+    #[arg(long)]
+    pub audit: Vec<PathBuf>,
     /// Title of the HTML page.
     #[arg(long, default_value = "kage balance report")]
     pub title: String,
+}
+
+#[derive(Args)]
+pub struct AuditArgs {
+    /// Game files or directories (searched recursively for game files).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Adjudicated games played on per group (variant and settings).
+    #[arg(long, default_value_t = 50)]
+    pub sample: usize,
+    /// Seed of the sample.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Writes the audit as JSON here (with every game played on).
+    #[arg(long)]
+    pub json: Option<PathBuf>,
 }
 
 #[derive(Args)]

@@ -2,6 +2,7 @@
 //!
 //! * [`config`]: the generator config (what decides the games) and shards.
 //! * [`play`]: one game (random openings, search, adjudication, records).
+//! * [`audit`]: plays adjudicated games on to their real end: how often adjudication erred.
 //! * [`driver`]: many games on a rayon pool, one player per thread.
 //! * [`run`]: a run directory with atomic batch files, resume and final joined output.
 //! * [`balance`]: balance reports grouped by variant and settings: text, JSON, SVG, HTML.
@@ -12,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod adjudicate;
+pub mod audit;
 pub mod balance;
 pub mod bench;
 pub mod config;

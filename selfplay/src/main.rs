@@ -31,6 +31,7 @@ fn main() -> ExitCode {
     let res = match cli.cmd {
         Cmd::Generate(args) => run_generate(&args),
         Cmd::Balance(args) => run_balance(&args),
+        Cmd::Audit(args) => run_audit(&args),
         Cmd::Bench(args) => run_bench(&args),
         Cmd::Match(args) => run_match(&args),
         Cmd::Stats(args) => match_cli::run_stats(&args).map(|_| ExitCode::SUCCESS),
@@ -120,6 +121,17 @@ fn run_balance(args: &cli::BalanceArgs) -> Result<ExitCode> {
     if report.groups.is_empty() {
         bail!("no games found under the given paths");
     }
+    for a in &args.audit {
+        let text =
+            std::fs::read_to_string(a).with_context(|| format!("reading {}", a.display()))?;
+        let v: serde_json::Value =
+            serde_json::from_str(&text).with_context(|| format!("reading {}", a.display()))?;
+        let n = balance::attach_audits(&mut report, &v)
+            .with_context(|| format!("reading {}", a.display()))?;
+        if n == 0 {
+            eprintln!("kage-selfplay: warning: {}: no group of these settings", a.display());
+        }
+    }
     print!("{}", balance::text::render(&report));
     let write = |p: &std::path::Path, text: String| {
         kage_data::atomic::write_atomic(p, text.as_bytes())
@@ -136,6 +148,33 @@ fn run_balance(args: &cli::BalanceArgs) -> Result<ExitCode> {
     if let Some(p) = &args.html {
         write(p, balance::html::render(&report, &args.title))?;
         println!("html: {}", p.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_audit(args: &cli::AuditArgs) -> Result<ExitCode> {
+    let (files, problems) = balance::game_files(&args.paths)?;
+    let opts = kage_selfplay::audit::AuditOptions {
+        sample: args.sample,
+        seed: args.seed,
+        threads: cli::threads(args.threads),
+    };
+    let mut report = kage_selfplay::audit::audit(&files, opts)?;
+    report.problems.splice(0..0, problems);
+    for p in &report.problems {
+        eprintln!("kage-selfplay: warning: {p}");
+    }
+    if report.groups.is_empty() {
+        bail!("no games of a kage-selfplay run found under the given paths");
+    }
+    print!("{}", kage_selfplay::audit::text(&report));
+    if let Some(p) = &args.json {
+        kage_data::atomic::write_atomic(
+            p,
+            (serde_json::to_string_pretty(&report)? + "\n").as_bytes(),
+        )
+        .with_context(|| format!("writing {}", p.display()))?;
+        println!("json: {}", p.display());
     }
     Ok(ExitCode::SUCCESS)
 }

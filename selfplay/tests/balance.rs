@@ -240,3 +240,71 @@ fn a_user_variant_is_a_group_of_its_own() {
         assert_eq!(g.games, 2);
     }
 }
+
+#[test]
+fn audit_plays_adjudicated_games_on() {
+    let t = tempfile::tempdir().unwrap();
+    let mut c = cfg(100, 1);
+    c.player = kage_selfplay::PlayerKind::Greedy;
+    c.adjudication.max_plies = 6;
+    let start = kage_engine::Variant::by_name("minishogi").unwrap().start_fen.clone();
+    let at_start = |index, result, end| GameRecord {
+        start_fen: start.clone(),
+        ..game(index, &[], result, end)
+    };
+    // The greedy player does not mate in 6 plies from the start: playing on gives a draw by
+    // the ply cap. So the resignation (a Gote win) was wrong and the adjudicated draw right;
+    // the checkmate is no adjudication and is not played on.
+    let games = [
+        at_start(0, L, Termination::Resign),
+        at_start(1, D, Termination::AdjudicatedDraw),
+        game(2, &[1, 2], W, MATE),
+    ];
+    write(&t.path().join("g.kdata"), &c, &games, false);
+    let files = vec![t.path().join("g.kdata")];
+    let opts = kage_selfplay::audit::AuditOptions { sample: 10, seed: 3, threads: 2 };
+    let r = kage_selfplay::audit::audit(&files, opts).unwrap();
+    assert_eq!(r.groups.len(), 1);
+    let g = &r.groups[0];
+    assert_eq!((g.games, g.adjudicated, g.all.sampled, g.reached_ply_cap), (3, 2, 2, 2));
+    assert_eq!((g.resign.sampled, g.resign.wrong.count), (1, 1));
+    assert_eq!((g.draw.sampled, g.draw.wrong.count), (1, 0));
+    assert_eq!(g.all.wrong.fraction, 0.5);
+    let wrong: Vec<_> = g.cases.iter().filter(|c| c.wrong).collect();
+    assert_eq!(wrong.len(), 1);
+    assert_eq!((wrong[0].game_index, wrong[0].real_result.as_str()), (0, "1/2-1/2"));
+    assert_eq!((wrong[0].real_end.as_str(), wrong[0].real_plies), ("ply_limit", 6));
+    // A sample of one.
+    let one = kage_selfplay::audit::audit(
+        &files,
+        kage_selfplay::audit::AuditOptions { sample: 1, ..opts },
+    );
+    assert_eq!(one.unwrap().groups[0].all.sampled, 1);
+
+    // The command, and the balance report that states the audited error.
+    let (aj, bj) = (t.path().join("audit.json"), t.path().join("balance.json"));
+    let out = Command::new(BIN).arg("audit").arg(&files[0]).arg("--json").arg(&aj).output();
+    let out = out.unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 wrong: 50.0%"));
+    let out = Command::new(BIN)
+        .arg("balance")
+        .arg(&files[0])
+        .arg("--audit")
+        .arg(&aj)
+        .arg("--json")
+        .arg(&bj)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 of 2 adjudicated games"));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&bj).unwrap()).unwrap();
+    assert_eq!(v["groups"][0]["audit"]["sampled"], 2);
+    assert_eq!(v["groups"][0]["audit"]["wrong"], 1);
+    // Not an audit file: a clear error.
+    let out = Command::new(BIN).arg("balance").arg(&files[0]).arg("--audit").arg(&bj).output();
+    let out = out.unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not an audit report"));
+}

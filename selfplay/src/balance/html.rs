@@ -55,7 +55,7 @@ fn summary(s: &mut String, groups: &[GroupReport]) {
     s.push_str(
         "<table><tr><th class=\"l\">#</th><th class=\"l\">group</th><th>games</th>\
          <th>distinct</th><th>openings</th><th class=\"l\">first player</th><th>score (95%)</th>\
-         <th>Elo (95%)</th><th>draws</th></tr>\n",
+         <th>Elo (95%)</th><th>draws</th><th>adjudication error (95%)</th></tr>\n",
     );
     for (i, g) in groups.iter().enumerate() {
         let sc = &g.first_player_score;
@@ -63,7 +63,7 @@ fn summary(s: &mut String, groups: &[GroupReport]) {
             s,
             "<tr><td class=\"l\"><a href=\"#g{n}\">{n}</a></td><td class=\"l\">{}</td><td>{}</td>\
              <td>{}</td><td>{}</td><td class=\"l\">{}</td><td>{:.3} ({:.3}-{:.3})</td>\
-             <td>{:+.0} ({:+.0}..{:+.0})</td><td>{}</td></tr>",
+             <td>{:+.0} ({:+.0}..{:+.0})</td><td>{}</td><td>{}</td></tr>",
             escape(&short_label(g)),
             g.games,
             g.distinct_games,
@@ -76,6 +76,12 @@ fn summary(s: &mut String, groups: &[GroupReport]) {
             sc.elo_low,
             sc.elo_high,
             pct(g.draw_rate.fraction),
+            match (&g.audit, g.info.adjudicated) {
+                (Some(a), _) =>
+                    format!("{} ({}-{})", pct(a.fraction), pct(a.ci_low), pct(a.ci_high)),
+                (None, false) => "none used".to_owned(),
+                (None, true) => "not audited".to_owned(),
+            },
             n = i + 1
         );
     }
@@ -101,8 +107,13 @@ fn group(s: &mut String, n: usize, g: &GroupReport) {
     );
     let _ = writeln!(
         s,
-        "<p>{} games, {} distinct, {} distinct openings (first {} plies).</p>",
-        g.games, g.distinct_games, g.distinct_openings, g.opening_plies
+        "<p>{} games, {} distinct, {} distinct openings (first {} plies). Adjudication audit: \
+         {}.</p>",
+        g.games,
+        g.distinct_games,
+        g.distinct_openings,
+        g.opening_plies,
+        escape(&super::text::audit_text(g))
     );
     s.push_str("<table><tr><th class=\"l\">result</th><th>games</th><th>share (95%)</th></tr>\n");
     for (name, sh) in [

@@ -87,6 +87,33 @@ pub struct Report {
     pub groups: Vec<GroupReport>,
 }
 
+/// Attaches the audits of an `audit --json` file to the groups of the same variant and
+/// settings; returns how many groups got one. A malformed file is an error.
+pub fn attach_audits(report: &mut Report, audit: &serde_json::Value) -> Result<usize> {
+    let bad = || SelfplayError::Config("not an audit report (kage-selfplay audit --json)".into());
+    let groups = audit.get("groups").and_then(|g| g.as_array()).ok_or_else(bad)?;
+    let mut attached = 0;
+    for a in groups {
+        let text = |v: &serde_json::Value| v.as_str().map(str::to_owned);
+        let variant = a.pointer("/info/variant").and_then(text).ok_or_else(bad)?;
+        let hash = a.pointer("/info/settings_hash").and_then(text).ok_or_else(bad)?;
+        let num = |p: &str| a.pointer(p).and_then(serde_json::Value::as_u64).ok_or_else(bad);
+        let (sampled, wrong) = (num("/all/sampled")?, num("/all/wrong/count")?);
+        if wrong > sampled {
+            return Err(bad());
+        }
+        for g in &mut report.groups {
+            if g.info.variant == variant && g.info.settings_hash == hash {
+                let (ci_low, ci_high) = kage_data::stats::wilson(wrong, sampled);
+                let fraction = if sampled == 0 { 0.0 } else { wrong as f64 / sampled as f64 };
+                g.audit = Some(stats::AuditSummary { sampled, wrong, fraction, ci_low, ci_high });
+                attached += 1;
+            }
+        }
+    }
+    Ok(attached)
+}
+
 /// Reads `files` into a report. Files or chunks that cannot be read are listed in
 /// [`Report::problems`] and skipped; an error only when nothing could be read at all is left
 /// to the caller (the report then has no groups).

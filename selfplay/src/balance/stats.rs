@@ -256,6 +256,7 @@ impl GroupStats {
             draw_rate: share(self.distinct_wdl.draws, distinct),
             endings,
             lengths: lengths(&self.lengths),
+            audit: None,
         }
     }
 }
@@ -291,6 +292,23 @@ pub struct GroupReport {
     pub endings: Vec<Ending>,
     /// Lengths of all games.
     pub lengths: Lengths,
+    /// The adjudication audit of these settings, when one was given (`balance --audit`).
+    pub audit: Option<AuditSummary>,
+}
+
+/// How often adjudication was wrong in an audit of a group's settings.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AuditSummary {
+    /// Adjudicated games played on.
+    pub sampled: u64,
+    /// Of which the adjudicated result was wrong.
+    pub wrong: u64,
+    /// `wrong / sampled`.
+    pub fraction: f64,
+    /// 95% Wilson interval, low.
+    pub ci_low: f64,
+    /// 95% Wilson interval, high.
+    pub ci_high: f64,
 }
 
 #[cfg(test)]

@@ -131,5 +131,22 @@ pub fn group(g: &GroupReport) -> String {
         l.mean, l.median, l.min, l.max
     );
     let _ = writeln!(s, "  adjudication {}", i.adjudication);
+    let _ = writeln!(s, "  audit      {}", audit_text(g));
     s
+}
+
+/// The audited adjudication error of a group in words.
+pub fn audit_text(g: &GroupReport) -> String {
+    match (&g.audit, g.info.adjudicated) {
+        (Some(a), _) => format!(
+            "{} of {} adjudicated games played on were adjudicated wrong: {} (95% {} - {})",
+            a.wrong,
+            a.sampled,
+            pct(a.fraction),
+            pct(a.ci_low),
+            pct(a.ci_high)
+        ),
+        (None, false) => "no adjudication (games played to their end)".to_owned(),
+        (None, true) => "not audited (kage-selfplay audit, then balance --audit FILE)".to_owned(),
+    }
 }
