@@ -209,6 +209,11 @@ pub fn audit(files: &[PathBuf], opts: AuditOptions) -> Result<AuditReport> {
             cases,
         });
     }
+    // The balance report's order: variant, player, net, budget.
+    out.sort_by_key(|g| {
+        let i = &g.info;
+        (i.variant.clone(), i.player.clone(), i.net.clone(), i.nodes.unwrap_or(u64::MAX))
+    });
     Ok(AuditReport { sample: opts.sample, seed: opts.seed, problems, groups: out })
 }
 

@@ -10,14 +10,22 @@ use super::text::short_label;
 
 /// Colours of the endings, cycled.
 const ENDING_COLOURS: [&str; 11] = [
-    "#c0392b", "#e67e22", "#f1c40f", "#27ae60", "#16a085", "#2980b9", "#8e44ad", "#2c3e50",
-    "#7f8c8d", "#d35400", "#95a5a6",
+    "#c0392b", "#e67e22", "#f1c40f", "#2980b9", "#8e44ad", "#27ae60", "#2c3e50", "#7f8c8d",
+    "#d35400", "#16a085", "#95a5a6",
 ];
+
+/// Room for labels of 12 px sans-serif text left of a chart.
+fn label_room(labels: &[String]) -> f64 {
+    let chars = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    (16.0 + 6.8 * chars as f64).max(150.0)
+}
 
 /// The first player's score over distinct games per group: a point with its 95% interval as
 /// an error bar, on a 0-100% axis with the even line at 50%.
 pub fn score_chart(groups: &[GroupReport]) -> String {
-    let (left, width, row, top) = (330.0, 440.0, 30.0, 56.0);
+    let labels: Vec<String> =
+        groups.iter().map(|g| format!("{} ({})", short_label(g), g.info.sides[0])).collect();
+    let (left, width, row, top) = (label_room(&labels), 440.0, 30.0, 56.0);
     let height = top + row * groups.len() as f64 + 40.0;
     let mut s = svg::begin(left + width + 150.0, height, 12);
     svg::text(
@@ -52,8 +60,7 @@ pub fn score_chart(groups: &[GroupReport]) -> String {
     for (k, g) in groups.iter().enumerate() {
         let y = top + row * k as f64 + row / 2.0 - 6.0;
         let sc = &g.first_player_score;
-        let label = format!("{} ({})", short_label(g), g.info.sides[0]);
-        svg::text(&mut s, left - 8.0, y + 4.0, r#"text-anchor="end""#, &label);
+        svg::text(&mut s, left - 8.0, y + 4.0, r#"text-anchor="end""#, &labels[k]);
         let _ = writeln!(
             s,
             r##"<line x1="{a:.1}" y1="{y:.1}" x2="{b:.1}" y2="{y:.1}" stroke="#2c3e50" stroke-width="2"/><line x1="{a:.1}" y1="{y0:.1}" x2="{a:.1}" y2="{y1:.1}" stroke="#2c3e50" stroke-width="2"/><line x1="{b:.1}" y1="{y0:.1}" x2="{b:.1}" y2="{y1:.1}" stroke="#2c3e50" stroke-width="2"/><circle cx="{c:.1}" cy="{y:.1}" r="4.5" fill="#c0392b"><title>{t}</title></circle>"##,
@@ -89,7 +96,8 @@ pub fn endings_chart(groups: &[GroupReport]) -> String {
             }
         }
     }
-    let (left, width, row, top) = (330.0, 440.0, 30.0, 64.0);
+    let labels: Vec<String> = groups.iter().map(short_label).collect();
+    let (left, width, row, top) = (label_room(&labels), 440.0, 30.0, 64.0);
     let height = top + row * groups.len() as f64 + 20.0;
     let mut s = svg::begin(left + width + 40.0, height, 12);
     svg::text(&mut s, 10.0, 22.0, r#"font-size="15" font-weight="bold""#, "How games end");
@@ -109,7 +117,7 @@ pub fn endings_chart(groups: &[GroupReport]) -> String {
     }
     for (k, g) in groups.iter().enumerate() {
         let y = top + row * k as f64;
-        svg::text(&mut s, left - 8.0, y + 15.0, r#"text-anchor="end""#, &short_label(g));
+        svg::text(&mut s, left - 8.0, y + 15.0, r#"text-anchor="end""#, &labels[k]);
         let [a, b] = &g.info.sides;
         let mut x = left;
         for e in &g.endings {

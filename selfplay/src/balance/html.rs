@@ -10,9 +10,9 @@ use super::chart;
 use super::stats::GroupReport;
 use super::text::short_label;
 
-const STYLE: &str = "body{font-family:sans-serif;margin:24px;color:#222;max-width:1100px}\
-table{border-collapse:collapse;margin:8px 0 16px}td,th{border:1px solid #ccc;padding:3px 8px;\
-text-align:right}th{background:#f3f3f3}td.l,th.l{text-align:left}h2{margin-top:32px}\
+const STYLE: &str = "body{font-family:sans-serif;margin:24px;color:#222;max-width:1320px}\
+table{border-collapse:collapse;margin:8px 0 16px;font-size:14px}td,th{border:1px solid #ccc;padding:3px 8px;\
+text-align:right;white-space:nowrap}th{background:#f3f3f3}td.l,th.l{text-align:left}h2{margin-top:32px}\
 .small{color:#666;font-size:90%}.warn{color:#a00}";
 
 fn pct(x: f64) -> String {
@@ -55,7 +55,7 @@ fn summary(s: &mut String, groups: &[GroupReport]) {
     s.push_str(
         "<table><tr><th class=\"l\">#</th><th class=\"l\">group</th><th>games</th>\
          <th>distinct</th><th>openings</th><th class=\"l\">first player</th><th>score (95%)</th>\
-         <th>Elo (95%)</th><th>draws</th><th>adjudication error (95%)</th></tr>\n",
+         <th>Elo (95%)</th><th>draws</th><th>adj. error (95%)</th></tr>\n",
     );
     for (i, g) in groups.iter().enumerate() {
         let sc = &g.first_player_score;

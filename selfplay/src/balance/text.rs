@@ -25,16 +25,17 @@ pub fn short_label(g: &GroupReport) -> String {
 /// The whole report as text.
 pub fn render(r: &Report) -> String {
     let mut s = String::new();
+    let w = r.groups.iter().map(|g| short_label(g).len()).max().unwrap_or(0).max(5);
     let _ = writeln!(
         s,
-        "{:<44} {:>8} {:>8}  {:<22} {:<22} {:>6}",
+        "{:<w$} {:>8} {:>8}  {:<22} {:<22} {:>6}",
         "group", "games", "distinct", "first player's score", "Elo (95%)", "draws"
     );
     for g in &r.groups {
         let sc = &g.first_player_score;
         let _ = writeln!(
             s,
-            "{:<44} {:>8} {:>8}  {:<22} {:<22} {:>6}",
+            "{:<w$} {:>8} {:>8}  {:<22} {:<22} {:>6}",
             short_label(g),
             g.games,
             g.distinct_games,
