@@ -19,6 +19,7 @@
 #   OPENING_PLIES, OPENING_MULTIPV, OPENING_MARGIN
 #                  openings: the first plies are sampled among the MultiPV moves within the
 #                  margin (cp) of the best from the real start position (default 8, 4, 40)
+#   NODES_JITTER   vary each search's node budget by up to this many percent (default 0)
 #   AUDIT          adjudicated games played on per setting to audit adjudication (default 20;
 #                  0: no audit)
 #   EXTRA          more `kage-selfplay generate` flags (e.g. "--resign-plies 8")
@@ -39,6 +40,7 @@ VARIANT_FILES=${VARIANT_FILES:-}
 OPENING_PLIES=${OPENING_PLIES:-8}
 OPENING_MULTIPV=${OPENING_MULTIPV:-4}
 OPENING_MARGIN=${OPENING_MARGIN:-40}
+NODES_JITTER=${NODES_JITTER:-0}
 AUDIT=${AUDIT:-20}
 EXTRA=${EXTRA:-}
 THREADS=${THREADS:-$(nproc)}
@@ -62,6 +64,7 @@ play() {
   "$SP" generate --games "$GAMES" --nodes "$nodes" --seed "$SEED" --threads "$THREADS" \
     --opening-mode multipv --opening-plies "$OPENING_PLIES" \
     --opening-multipv "$OPENING_MULTIPV" --opening-margin "$OPENING_MARGIN" \
+    --nodes-jitter "$NODES_JITTER" \
     --out "$OUT/$label/nodes-$nodes" $EXTRA "$@"
   printf '%s\t%s\t%s\t%s\n' "$label $*" "$nodes" "$GAMES" "$((SECONDS - start))" >>"$times"
 }

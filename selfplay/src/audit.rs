@@ -236,6 +236,8 @@ pub fn play_on(
         game.play(Move(m));
     }
     player.new_game();
+    // Jittered runs play on with jittered budgets too, from a stream of their own.
+    let mut rng = crate::play::game_rng(cfg.seed ^ 0x6175_6469_7421, &cfg.variant, rec.game_index);
     let cap = match cfg.adjudication.max_plies {
         0 => usize::from(u16::MAX),
         n => n as usize,
@@ -246,6 +248,9 @@ pub fn play_on(
         }
         if game.ply() >= cap {
             break (GameResult::Draw, Termination::PlyLimit);
+        }
+        if cfg.nodes_jitter_pct > 0 {
+            player.set_node_scale(crate::play::jitter_scale(cfg.nodes_jitter_pct, &mut rng));
         }
         let c = player.choose(&game, 1);
         if c.best.is_null() || !game.position().is_legal(c.best) {

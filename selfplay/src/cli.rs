@@ -80,6 +80,10 @@ pub struct GameArgs {
     /// Fixed depth per move instead of a node budget.
     #[arg(long)]
     pub depth: Option<u32>,
+    /// Varies each search's node budget by up to this many percent either way (0..=90),
+    /// reproducibly: variety from near-best play without random moves.
+    #[arg(long, default_value_t = 0)]
+    pub nodes_jitter: u32,
     /// Run seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -283,6 +287,7 @@ impl GameArgs {
         c.hash_mb = self.hash;
         c.batch_size = batch_size;
         c.variant_spec = spec.map(str::to_owned);
+        c.nodes_jitter_pct = self.nodes_jitter;
         c.openings = self.opening.openings();
         let a = &mut c.adjudication;
         a.resign_cp = self.resign_cp;

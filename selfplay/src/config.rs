@@ -144,12 +144,21 @@ pub struct GenConfig {
     /// variants, so their configs (and hashes) are unchanged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant_spec: Option<String>,
+    /// Node jitter: each search's node budget is varied by up to this many percent either
+    /// way, drawn from the game's random stream (variety without random moves). 0 (the
+    /// default, then left out of the config text) for the fixed budget.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub nodes_jitter_pct: u32,
     /// Random openings.
     pub openings: Openings,
     /// Adjudication.
     pub adjudication: Adjudication,
     /// NNUE network file (as given) and its FNV-1a 64 hash, when one is used.
     pub net: Option<NetRef>,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 /// The network a run evaluates with.
@@ -175,6 +184,7 @@ impl GenConfig {
             hash_mb: 8,
             batch_size: 16,
             variant_spec: None,
+            nodes_jitter_pct: 0,
             openings: Openings::default(),
             adjudication: Adjudication::default(),
             net: None,
@@ -208,6 +218,12 @@ impl GenConfig {
         }
         if self.batch_size == 0 || self.batch_size > 1_000_000 {
             return bad(format!("batch size {} is outside 1..=1000000", self.batch_size));
+        }
+        if self.nodes_jitter_pct > 90 {
+            return bad(format!("node jitter {}% is above 90%", self.nodes_jitter_pct));
+        }
+        if self.nodes_jitter_pct > 0 && !matches!(self.budget, Budget::Nodes(_)) {
+            return bad("node jitter needs a node budget".into());
         }
         let o = &self.openings;
         if o.random_plies > 200 {
@@ -343,6 +359,20 @@ mod tests {
         let edge = GenConfig::new("minishogi", MAX_TOML_INT, MAX_TOML_INT, Budget::Nodes(5));
         let edge = edge.validated().unwrap();
         assert_eq!(GenConfig::from_toml(&edge.to_toml()).unwrap(), edge);
+    }
+
+    #[test]
+    fn node_jitter_is_optional_in_the_config_text() {
+        let c = GenConfig::new("minishogi", 10, 3, Budget::Nodes(500)).validated().unwrap();
+        // Left out when zero: the config texts (and hashes) of earlier runs do not change.
+        assert!(!c.to_toml().contains("jitter"));
+        let j = GenConfig { nodes_jitter_pct: 10, ..c.clone() }.validated().unwrap();
+        assert!(j.to_toml().contains("nodes_jitter_pct = 10"));
+        assert_eq!(GenConfig::from_toml(&j.to_toml()).unwrap(), j);
+        assert_ne!(j.hash(), c.hash());
+        assert!(GenConfig { nodes_jitter_pct: 91, ..c.clone() }.validated().is_err());
+        let depth = GenConfig::new("minishogi", 10, 3, Budget::Depth(3));
+        assert!(GenConfig { nodes_jitter_pct: 5, ..depth }.validated().is_err());
     }
 
     #[test]

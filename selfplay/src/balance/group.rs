@@ -79,6 +79,9 @@ pub fn describe(variant: &str, config: &str) -> (GroupKey, GroupInfo) {
         PlayerKind::Greedy => "greedy",
     };
     let (budget, nodes) = match c.budget {
+        Budget::Nodes(n) if c.nodes_jitter_pct > 0 => {
+            (format!("nodes {n} +-{}%", c.nodes_jitter_pct), Some(n))
+        }
         Budget::Nodes(n) => (format!("nodes {n}"), Some(n)),
         Budget::Depth(d) => (format!("depth {d}"), None),
     };
@@ -99,6 +102,11 @@ pub fn describe(variant: &str, config: &str) -> (GroupKey, GroupInfo) {
             "start position, {p} plies sampled among the MultiPV {} moves within {} cp of the best",
             o.multipv, o.margin_cp
         ),
+    };
+    let openings = if c.nodes_jitter_pct > 0 {
+        format!("{openings}; node budget jittered by up to {}% per move", c.nodes_jitter_pct)
+    } else {
+        openings
     };
     let a = c.adjudication;
     let resign = if a.resign_plies == 0 {
