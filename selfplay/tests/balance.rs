@@ -187,7 +187,10 @@ fn command_writes_text_json_and_html_and_reports_damage() {
 
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.starts_with("<!DOCTYPE html>") && page.trim_end().ends_with("</html>"));
-    assert_eq!(page.matches("<svg").count(), 4, "score, endings, two histograms");
+    // Score, score by budget (the two groups differ only in it: one line of two points),
+    // endings, two histograms.
+    assert_eq!(page.matches("<svg").count(), 5);
+    assert!(page.contains("By node budget") && page.matches("<polyline").count() == 1);
     assert!(!page.contains("<script") && !page.contains("https://"));
     assert!(page.contains("Sente wins") && page.contains("junk.kdata"));
 

@@ -197,3 +197,134 @@ pub fn length_histogram(g: &GroupReport) -> String {
     svg::text(&mut s, left - 6.0, top + height, r#"text-anchor="end""#, "0");
     svg::end(s)
 }
+
+/// Colours of the series of the budget chart, cycled.
+const SERIES_COLOURS: [&str; 8] =
+    ["#c0392b", "#2980b9", "#27ae60", "#8e44ad", "#e67e22", "#2c3e50", "#16a085", "#d35400"];
+
+/// The series of the budget chart: groups of one variant, player and net (and everything
+/// else but the node budget), by budget. `None` when no series has two budgets.
+fn budget_series(groups: &[GroupReport]) -> Option<Vec<(String, Vec<&GroupReport>)>> {
+    let mut series: Vec<(String, Vec<&GroupReport>)> = Vec::new();
+    for g in groups.iter().filter(|g| g.info.nodes.is_some()) {
+        let i = &g.info;
+        // The label without the budget: what stays the same along the line.
+        let rest = i.label.replacen(i.budget.as_deref().unwrap_or(""), "", 1);
+        let user = if i.user_variant { " (user variant)" } else { "" };
+        let key = format!("{}{user} {} {}|{rest}", i.variant, i.player, i.net);
+        match series.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(g),
+            None => series.push((key, vec![g])),
+        }
+    }
+    for (_, v) in &mut series {
+        v.sort_by_key(|g| g.info.nodes);
+    }
+    series.iter().any(|(_, v)| v.len() >= 2).then_some(series)
+}
+
+/// The first player's score against the node budget (log scale), one line per variant,
+/// player and net, with 95% error bars: does balance change with strength? `None` when no
+/// variant was played at two budgets or more.
+pub fn budget_chart(groups: &[GroupReport]) -> Option<String> {
+    let series = budget_series(groups)?;
+    let nodes: Vec<f64> = series
+        .iter()
+        .flat_map(|(_, v)| v.iter().filter_map(|g| g.info.nodes))
+        .map(|n| n as f64)
+        .collect();
+    let (lo, hi) = nodes.iter().fold((f64::MAX, f64::MIN), |(a, b), &n| (a.min(n), b.max(n)));
+    let (lo, hi) = (lo.log10() - 0.15, hi.log10() + 0.15);
+    let (left, width, top, height) = (60.0, 560.0, 40.0, 300.0);
+    let legend_top = top + height + 44.0;
+    let total_h = legend_top + 18.0 * series.len() as f64 + 10.0;
+    let mut s = svg::begin(left + width + 30.0, total_h, 12);
+    svg::text(
+        &mut s,
+        10.0,
+        22.0,
+        r#"font-size="15" font-weight="bold""#,
+        "First player's score by node budget (95% interval)",
+    );
+    let x = |n: f64| left + width * (n.log10() - lo) / (hi - lo);
+    let y = |v: f64| top + height * (1.0 - v);
+    for t in 0..=10 {
+        let v = f64::from(t) / 10.0;
+        let colour = if t == 5 { "#555" } else { "#e3e3e3" };
+        let _ = writeln!(
+            s,
+            r#"<line x1="{left}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="{colour}"/>"#,
+            y(v),
+            left + width
+        );
+        if t % 2 == 0 {
+            svg::text(
+                &mut s,
+                left - 6.0,
+                y(v) + 4.0,
+                r#"text-anchor="end""#,
+                &format!("{}%", t * 10),
+            );
+        }
+    }
+    let mut ticks: Vec<u64> = nodes.iter().map(|&n| n as u64).collect();
+    ticks.sort_unstable();
+    ticks.dedup();
+    for t in ticks {
+        let tx = x(t as f64);
+        let _ = writeln!(
+            s,
+            r##"<line x1="{tx:.1}" y1="{top}" x2="{tx:.1}" y2="{:.1}" stroke="#eee"/>"##,
+            top + height
+        );
+        svg::text(&mut s, tx, top + height + 16.0, r#"text-anchor="middle""#, &t.to_string());
+    }
+    svg::text(
+        &mut s,
+        left + width / 2.0,
+        top + height + 32.0,
+        r#"text-anchor="middle""#,
+        "nodes per move",
+    );
+    for (k, (key, pts)) in series.iter().enumerate() {
+        let c = SERIES_COLOURS[k % SERIES_COLOURS.len()];
+        // Points of one series are offset a little so that error bars do not hide each other.
+        let dx = (k as f64 - (series.len() as f64 - 1.0) / 2.0) * 4.0;
+        let path: Vec<String> = pts
+            .iter()
+            .filter_map(|g| g.info.nodes)
+            .zip(pts.iter())
+            .map(|(n, g)| format!("{:.1},{:.1}", x(n as f64) + dx, y(g.first_player_score.score)))
+            .collect();
+        let _ = writeln!(
+            s,
+            r#"<polyline points="{}" fill="none" stroke="{c}" stroke-width="1.5"/>"#,
+            path.join(" ")
+        );
+        for g in pts {
+            let (Some(n), sc) = (g.info.nodes, &g.first_player_score) else { continue };
+            let px = x(n as f64) + dx;
+            let _ = writeln!(
+                s,
+                r#"<line x1="{px:.1}" y1="{:.1}" x2="{px:.1}" y2="{:.1}" stroke="{c}" stroke-width="1.5"/><circle cx="{px:.1}" cy="{:.1}" r="3.5" fill="{c}"><title>{}</title></circle>"#,
+                y(sc.ci_low),
+                y(sc.ci_high),
+                y(sc.score),
+                svg::escape(&format!(
+                    "{} nodes: {:.3} ({:.3}-{:.3}), {} distinct games",
+                    n, sc.score, sc.ci_low, sc.ci_high, sc.games
+                ))
+            );
+        }
+        let ly = legend_top + 18.0 * k as f64;
+        let _ = writeln!(
+            s,
+            r#"<rect x="{left}" y="{:.1}" width="14" height="4" fill="{c}"/>"#,
+            ly - 6.0
+        );
+        let name = key.split('|').next().unwrap_or(key);
+        let first = &pts[0].info.sides[0];
+        svg::text(&mut s, left + 20.0, ly, "", &format!("{name} ({first}'s score)"));
+    }
+    Some(svg::end(s))
+}

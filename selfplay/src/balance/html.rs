@@ -42,6 +42,10 @@ pub fn render(r: &Report, title: &str) -> String {
     summary(&mut s, &r.groups);
     s.push_str("<h2>First player's score</h2>\n");
     s.push_str(&chart::score_chart(&r.groups));
+    if let Some(c) = chart::budget_chart(&r.groups) {
+        s.push_str("<h2>By node budget</h2>\n");
+        s.push_str(&c);
+    }
     s.push_str("<h2>Endings</h2>\n");
     s.push_str(&chart::endings_chart(&r.groups));
     for (i, g) in r.groups.iter().enumerate() {
