@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
+use std::sync::Mutex;
 
 use kage_data::stats::{Share, wilson};
 use kage_data::{GameRecord, GameResult, Reader, Termination};
@@ -19,6 +20,7 @@ use crate::balance::group::{self, GroupInfo, GroupKey};
 use crate::config::GenConfig;
 use crate::error::{Result, SelfplayError};
 use crate::player::Player;
+use crate::progress::LogLines;
 
 /// How to audit.
 #[derive(Clone, Copy, Debug)]
@@ -29,6 +31,8 @@ pub struct AuditOptions {
     pub seed: u64,
     /// Worker threads.
     pub threads: usize,
+    /// A progress line on stderr this often (games played on, rate, ETA); `None`: quiet.
+    pub progress_every: Option<std::time::Duration>,
 }
 
 /// One adjudicated game played on.
@@ -114,6 +118,7 @@ struct Pending {
     info: GroupInfo,
     cfg: GenConfig,
     games: u64,
+    found: u64,
     adjudicated: Vec<(u64, GameRecord)>,
 }
 
@@ -141,6 +146,7 @@ pub fn audit(files: &[PathBuf], opts: AuditOptions) -> Result<AuditReport> {
             info,
             cfg,
             games: 0,
+            found: 0,
             adjudicated: Vec::new(),
         });
         loop {
@@ -174,23 +180,48 @@ pub fn audit(files: &[PathBuf], opts: AuditOptions) -> Result<AuditReport> {
         .num_threads(opts.threads.max(1))
         .build()
         .map_err(|e| SelfplayError::Config(format!("cannot start worker threads: {e}")))?;
-    let mut out = Vec::new();
+    let mut sampled: Vec<Pending> = Vec::new();
     for (_, mut g) in groups {
-        let found = g.adjudicated.len() as u64;
         g.adjudicated.sort_by_key(|(run, rec)| (*run, rec.game_index));
+        let found = g.adjudicated.len() as u64;
         g.adjudicated.shuffle(&mut Xoshiro256PlusPlus::seed_from_u64(opts.seed));
         g.adjudicated.truncate(opts.sample);
-        let variant = g.cfg.variant_def()?;
-        let factory = crate::player::factory_for(&g.cfg)?;
+        g.found = found;
+        sampled.push(g);
+    }
+    let total: u64 = sampled.iter().map(|g| g.adjudicated.len() as u64).sum();
+    let progress =
+        opts.progress_every.map(|every| Mutex::new((0u64, LogLines::new(every, 0, total))));
+    let mut out = Vec::new();
+    for g in sampled {
+        let found = g.found;
+        let setup = g.cfg.variant_def().and_then(|v| Ok((v, crate::player::factory_for(&g.cfg)?)));
+        let (variant, factory) = match setup {
+            Ok(x) => x,
+            Err(e) => {
+                problems.push(format!("{}: {}: not audited: {e}", g.info.variant, g.info.label));
+                continue;
+            }
+        };
         let cfg = &g.cfg;
         let cases: Vec<Result<Case>> = pool.install(|| {
             g.adjudicated
                 .par_iter()
                 .map_init(
                     || factory(),
-                    |player, (run, rec)| match player {
-                        Ok(p) => play_on(cfg, variant, p.as_mut(), *run, rec),
-                        Err(e) => Err(SelfplayError::Config(e.to_string())),
+                    |player, (run, rec)| {
+                        let case = match player {
+                            Ok(p) => play_on(cfg, variant, p.as_mut(), *run, rec),
+                            Err(e) => Err(SelfplayError::Config(e.to_string())),
+                        };
+                        if let Some(Ok(mut st)) = progress.as_ref().map(Mutex::lock) {
+                            st.0 += 1;
+                            let done = st.0;
+                            if st.1.due() || done == total {
+                                eprintln!("audit: {}", st.1.status(done, "games"));
+                            }
+                        }
+                        case
                     },
                 )
                 .collect()

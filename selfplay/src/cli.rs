@@ -200,6 +200,12 @@ pub struct AuditArgs {
     /// Writes the audit as JSON here (with every game played on).
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// A progress line on stderr every S seconds (games played on, rate, ETA).
+    #[arg(long, default_value_t = 30.0)]
+    pub progress_secs: f64,
+    /// No progress lines.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 #[derive(Args)]

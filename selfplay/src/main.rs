@@ -158,6 +158,14 @@ fn run_audit(args: &cli::AuditArgs) -> Result<ExitCode> {
         sample: args.sample,
         seed: args.seed,
         threads: cli::threads(args.threads),
+        progress_every: if args.quiet {
+            None
+        } else {
+            Some(
+                std::time::Duration::try_from_secs_f64(args.progress_secs)
+                    .map_err(|_| anyhow::anyhow!("--progress-secs must be >= 0"))?,
+            )
+        },
     };
     let mut report = kage_selfplay::audit::audit(&files, opts)?;
     report.problems.splice(0..0, problems);

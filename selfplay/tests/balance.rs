@@ -265,7 +265,12 @@ fn audit_plays_adjudicated_games_on() {
     ];
     write(&t.path().join("g.kdata"), &c, &games, false);
     let files = vec![t.path().join("g.kdata")];
-    let opts = kage_selfplay::audit::AuditOptions { sample: 10, seed: 3, threads: 2 };
+    let opts = kage_selfplay::audit::AuditOptions {
+        sample: 10,
+        seed: 3,
+        threads: 2,
+        progress_every: None,
+    };
     let r = kage_selfplay::audit::audit(&files, opts).unwrap();
     assert_eq!(r.groups.len(), 1);
     let g = &r.groups[0];
@@ -277,6 +282,18 @@ fn audit_plays_adjudicated_games_on() {
     assert_eq!(wrong.len(), 1);
     assert_eq!((wrong[0].game_index, wrong[0].real_result.as_str()), (0, "1/2-1/2"));
     assert_eq!((wrong[0].real_end.as_str(), wrong[0].real_plies), ("ply_limit", 6));
+    // A run whose net cannot be loaded is not audited, and says why; the others still are.
+    let mut lost = c.clone();
+    lost.budget = Budget::Nodes(50);
+    lost.player = kage_selfplay::PlayerKind::Search;
+    let missing = t.path().join("missing.nnue").display().to_string();
+    lost.net = Some(kage_selfplay::config::NetRef { path: missing, hash: "0".into() });
+    write(&t.path().join("lost.kdata"), &lost, &games[..1], false);
+    let both = vec![files[0].clone(), t.path().join("lost.kdata")];
+    let r = kage_selfplay::audit::audit(&both, opts).unwrap();
+    assert_eq!(r.groups.len(), 1);
+    assert_eq!(r.problems.len(), 1);
+    assert!(r.problems[0].contains("not audited") && r.problems[0].contains("missing.nnue"));
     // A sample of one.
     let one = kage_selfplay::audit::audit(
         &files,
@@ -286,9 +303,16 @@ fn audit_plays_adjudicated_games_on() {
 
     // The command, and the balance report that states the audited error.
     let (aj, bj) = (t.path().join("audit.json"), t.path().join("balance.json"));
-    let out = Command::new(BIN).arg("audit").arg(&files[0]).arg("--json").arg(&aj).output();
-    let out = out.unwrap();
+    let out = Command::new(BIN)
+        .arg("audit")
+        .arg(&files[0])
+        .args(["--progress-secs", "0", "--json"])
+        .arg(&aj)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("audit: 2/2 games (100.0%)"), "{err}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("1 wrong: 50.0%"));
     let out = Command::new(BIN)
         .arg("balance")
