@@ -11,7 +11,8 @@ use crate::config::{Budget, GenConfig, OpeningMode, PlayerKind};
 pub struct GroupKey {
     /// Variant name.
     pub variant: String,
-    /// Hash of the settings (the config without seed, game count and batch size), or of the
+    /// Hash of the settings (the config without seed, game count, batch size and the net's
+    /// path: its hash stays), or of the
     /// raw config text when it is not a kage-selfplay config.
     pub settings_hash: u64,
 }
@@ -73,6 +74,10 @@ pub fn describe(variant: &str, config: &str) -> (GroupKey, GroupInfo) {
     settings.seed = 0;
     settings.games = 1;
     settings.batch_size = 1;
+    // A net is what its contents are, wherever the file was.
+    if let Some(n) = &mut settings.net {
+        n.path.clear();
+    }
     let hash = settings.hash();
     let player = match c.player {
         PlayerKind::Search => "search",
@@ -151,4 +156,49 @@ pub fn side_names(variant: &str, spec: Option<&str>) -> [String; 2] {
         None => kage_engine::Variant::by_name(variant).ok(),
     };
     v.map_or_else(|| ["White".to_owned(), "Black".to_owned()], |v| v.side_names.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::NetRef;
+
+    #[test]
+    fn what_splits_groups_and_what_does_not() {
+        let base = GenConfig::new("shinobi", 100, 1, Budget::Nodes(4000));
+        let net =
+            |path: &str, hash: &str| Some(NetRef { path: path.to_owned(), hash: hash.to_owned() });
+        let with_net = GenConfig { net: net("a/gen3.nnue", "00000000000000aa"), ..base.clone() };
+        let key = |c: &GenConfig| describe(&c.variant, &c.to_toml()).0;
+        // Same player: other seeds, game counts, batch sizes and net paths pool.
+        let same = [
+            GenConfig { seed: 7, games: 5, batch_size: 3, ..with_net.clone() },
+            GenConfig { net: net("elsewhere/copy.nnue", "00000000000000aa"), ..with_net.clone() },
+        ];
+        for c in &same {
+            assert_eq!(key(c), key(&with_net));
+        }
+        // Another player: another group.
+        let mut other_open = base.clone();
+        other_open.openings.margin_cp = 10;
+        let other = [
+            base.clone(),
+            GenConfig { net: net("a/gen3.nnue", "00000000000000bb"), ..with_net.clone() },
+            GenConfig { budget: Budget::Nodes(1000), ..with_net.clone() },
+            GenConfig { nodes_jitter_pct: 5, ..with_net.clone() },
+            other_open,
+        ];
+        for c in &other {
+            assert_ne!(key(c), key(&with_net));
+        }
+        let (_, info) = describe("shinobi", &with_net.to_toml());
+        assert_eq!(info.net, "gen3.nnue (00000000000000aa)");
+        assert_eq!((info.budget.as_deref(), info.nodes), (Some("nodes 4000"), Some(4000)));
+        assert_eq!(info.sides, ["Clan".to_owned(), "Kingdom".to_owned()]);
+        // A config that is not a kage-selfplay config: grouped by its text, said so.
+        let (k1, i1) = describe("minishogi", "something else");
+        assert_ne!(k1, describe("minishogi", "something other").0);
+        assert!(i1.label.contains("not a kage-selfplay config"));
+        assert_eq!(i1.sides, ["Sente".to_owned(), "Gote".to_owned()]);
+    }
 }
