@@ -127,3 +127,26 @@ impl Variant {
         Ok(v)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn side_names_from_the_spec() {
+        let names = |id| Variant::builtin(id).side_names.clone();
+        assert_eq!(names(VariantId::Shinobi), ["Clan", "Kingdom"]);
+        assert_eq!(names(VariantId::ShinobiPlus), ["Clan", "Kingdom"]);
+        assert_eq!(names(VariantId::Minishogi), ["Sente", "Gote"]);
+        assert_eq!(names(VariantId::GorogoroPlus), ["Sente", "Gote"]);
+        let spec =
+            VariantId::Minishogi.spec_text().replace("name = \"minishogi\"", "name = \"m2\"");
+        let plain = spec.replace("sides = [\"Sente\", \"Gote\"]\n", "");
+        assert_eq!(Variant::from_spec_text(&plain).unwrap().side_names, ["White", "Black"]);
+        for bad in [r#"["A", "A"]"#, r#"["", "B"]"#, r#"["two words", "B"]"#] {
+            let text = spec.replace(r#"["Sente", "Gote"]"#, bad);
+            let e = Variant::from_spec_text(&text).unwrap_err();
+            assert!(e.to_string().contains("sides"), "{bad}: {e}");
+        }
+    }
+}

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::config::GenConfig;
 use crate::driver::{PlayerFactory, Slot, play_games};
-use crate::error::{Result, SelfplayError};
+use crate::error::Result;
 
 /// One measurement.
 #[derive(Clone, Debug, Serialize)]
@@ -50,8 +50,7 @@ pub fn bench_variant(
     threads: &[usize],
     factory: &PlayerFactory,
 ) -> Result<Vec<BenchRow>> {
-    let variant: &'static Variant = Variant::by_name(&cfg.variant)
-        .map_err(|e| SelfplayError::Config(format!("variant {:?}: {e}", cfg.variant)))?;
+    let variant: &'static Variant = cfg.variant_def()?;
     let slots: Vec<Slot> = (0..cfg.games).map(|g| Slot { game: g, group: g }).collect();
     let stop = AtomicBool::new(false);
     let mut rows: Vec<BenchRow> = Vec::new();

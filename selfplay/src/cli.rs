@@ -23,8 +23,12 @@ pub struct Cli {
 pub enum Cmd {
     /// Plays self-play games into a resumable run directory per variant.
     Generate(GenerateArgs),
-    /// Reports W/D/L by side with 95% intervals, terminations and lengths of game files.
+    /// Balance report of game files, grouped by variant and settings: W/D/L by side, the
+    /// first player's score with its interval and Elo, endings, lengths; text, JSON, HTML.
     Balance(BalanceArgs),
+    /// Plays a sample of adjudicated games (resignations, adjudicated draws) on to their real
+    /// end, adjudication off, same player and budget: how often adjudication was wrong.
+    Audit(AuditArgs),
     /// Measures positions/s, games/s, thread scaling and self-play overhead (in memory).
     Bench(BenchArgs),
     /// Plays a match between two engines in game pairs: Elo, pentanomial counts, GSPRT,
@@ -76,6 +80,10 @@ pub struct GameArgs {
     /// Fixed depth per move instead of a node budget.
     #[arg(long)]
     pub depth: Option<u32>,
+    /// Varies each search's node budget by up to this many percent either way (0..=90),
+    /// reproducibly: variety from near-best play without random moves.
+    #[arg(long, default_value_t = 0)]
+    pub nodes_jitter: u32,
     /// Run seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -130,6 +138,10 @@ pub struct GenerateArgs {
     /// Variant: shinobiplus, shinobi, gorogoroplus, minishogi, or all.
     #[arg(long, default_value = "all")]
     pub variant: String,
+    /// Plays a user variant written as a spec file (TOML, as `kage --variant-file`): its
+    /// text goes into the run config, so reports show it as a variant of its own.
+    #[arg(long, value_name = "FILE")]
+    pub variant_file: Option<PathBuf>,
     /// Games per variant (all shards together).
     #[arg(long, default_value_t = 100)]
     pub games: u64,
@@ -148,9 +160,13 @@ pub struct GenerateArgs {
     /// Games per batch file (the unit of atomic writes and resume).
     #[arg(long, default_value_t = 8)]
     pub batch_size: u64,
-    /// No progress bar.
+    /// No progress bar or progress lines.
     #[arg(long)]
     pub quiet: bool,
+    /// When stderr is not a terminal: a plain progress line every S seconds (done/total,
+    /// rate, ETA, running results by side; 0: after every game).
+    #[arg(long, default_value_t = 30.0)]
+    pub progress_secs: f64,
     #[command(flatten)]
     pub game: GameArgs,
 }
@@ -160,12 +176,50 @@ pub struct BalanceArgs {
     /// Game files or directories (searched recursively for game files).
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
-    /// Writes a bar chart here.
+    /// Writes the chart of the first player's score per group (SVG) here.
     #[arg(long)]
     pub svg: Option<PathBuf>,
     /// Writes the report as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Writes the report as one self-contained HTML page (inline SVG charts) here.
+    #[arg(long)]
+    pub html: Option<PathBuf>,
+    /// Plies that make an opening (default: each run's sampled opening plies, else 8).
+    #[arg(long)]
+    pub opening_plies: Option<u32>,
+    /// Adjudication audits (`kage-selfplay audit --json`) to show with the groups of the same
+    /// settings (repeatable).
+    #[arg(long)]
+    pub audit: Vec<PathBuf>,
+    /// Title of the HTML page.
+    #[arg(long, default_value = "kage balance report")]
+    pub title: String,
+}
+
+#[derive(Args)]
+pub struct AuditArgs {
+    /// Game files or directories (searched recursively for game files).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Adjudicated games played on per group (variant and settings).
+    #[arg(long, default_value_t = 50)]
+    pub sample: usize,
+    /// Seed of the sample.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Writes the audit as JSON here (with every game played on).
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// A progress line on stderr every S seconds (games played on, rate, ETA).
+    #[arg(long, default_value_t = 30.0)]
+    pub progress_secs: f64,
+    /// No progress lines.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 #[derive(Args)]
@@ -242,6 +296,7 @@ impl GameArgs {
         games: u64,
         batch_size: u64,
         strict: bool,
+        spec: Option<&str>,
     ) -> Result<GenConfig> {
         let budget = match (self.nodes, self.depth) {
             (_, Some(d)) => Budget::Depth(d),
@@ -251,6 +306,8 @@ impl GameArgs {
         c.player = self.player;
         c.hash_mb = self.hash;
         c.batch_size = batch_size;
+        c.variant_spec = spec.map(str::to_owned);
+        c.nodes_jitter_pct = self.nodes_jitter;
         c.openings = self.opening.openings();
         let a = &mut c.adjudication;
         a.resign_cp = self.resign_cp;
@@ -271,8 +328,32 @@ impl GameArgs {
 }
 
 impl GenerateArgs {
+    /// The user variant of `--variant-file`: its name and spec text.
+    pub fn user_variant(&self) -> Result<Option<(String, String)>> {
+        let Some(path) = &self.variant_file else { return Ok(None) };
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading variant file {}", path.display()))?;
+        let v = kage_engine::Variant::from_spec_text(&text)
+            .with_context(|| format!("variant file {}", path.display()))?;
+        if VariantId::from_name(&v.name).is_some() {
+            bail!(
+                "variant file {}: the name {:?} is a built-in variant's; give the user variant a \
+                 name of its own",
+                path.display(),
+                v.name
+            );
+        }
+        if self.variant != "all" && self.variant != v.name {
+            bail!("--variant {} does not match the variant file's name {:?}", self.variant, v.name);
+        }
+        Ok(Some((v.name.clone(), text)))
+    }
+
     pub fn variants(&self) -> Result<Vec<String>> {
-        variant_list(&self.variant)
+        match self.user_variant()? {
+            Some((name, _)) => Ok(vec![name]),
+            None => variant_list(&self.variant),
+        }
     }
 
     pub fn shard(&self) -> Result<Shard> {
@@ -280,7 +361,15 @@ impl GenerateArgs {
     }
 
     pub fn config(&self, variant: &str) -> Result<GenConfig> {
-        self.game.config(variant, self.games, self.batch_size, self.variant != "all")
+        let user = self.user_variant()?;
+        let spec = user.as_ref().filter(|(name, _)| name == variant).map(|(_, t)| t.as_str());
+        self.game.config(variant, self.games, self.batch_size, self.variant != "all", spec)
+    }
+
+    /// `--progress-secs` as a duration (0: a line per game).
+    pub fn progress_every(&self) -> Result<std::time::Duration> {
+        std::time::Duration::try_from_secs_f64(self.progress_secs)
+            .map_err(|_| anyhow::anyhow!("--progress-secs must be a number of seconds >= 0"))
     }
 }
 
@@ -289,7 +378,7 @@ impl BenchArgs {
         if self.threads.is_empty() || self.threads.contains(&0) {
             bail!("--threads needs one or more counts of at least 1");
         }
-        self.game.config(variant, self.games, 1, self.variant != "all")
+        self.game.config(variant, self.games, 1, self.variant != "all", None)
     }
 }
 

@@ -140,12 +140,25 @@ pub struct GenConfig {
     pub hash_mb: usize,
     /// Games per batch file (the unit of atomic writes and of resume).
     pub batch_size: u64,
+    /// The spec text (TOML) of a user variant (`--variant-file`); absent for the built-in
+    /// variants, so their configs (and hashes) are unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant_spec: Option<String>,
+    /// Node jitter: each search's node budget is varied by up to this many percent either
+    /// way, drawn from the game's random stream (variety without random moves). 0 (the
+    /// default, then left out of the config text) for the fixed budget.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub nodes_jitter_pct: u32,
     /// Random openings.
     pub openings: Openings,
     /// Adjudication.
     pub adjudication: Adjudication,
     /// NNUE network file (as given) and its FNV-1a 64 hash, when one is used.
     pub net: Option<NetRef>,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 /// The network a run evaluates with.
@@ -170,6 +183,8 @@ impl GenConfig {
             budget,
             hash_mb: 8,
             batch_size: 16,
+            variant_spec: None,
+            nodes_jitter_pct: 0,
             openings: Openings::default(),
             adjudication: Adjudication::default(),
             net: None,
@@ -179,9 +194,7 @@ impl GenConfig {
     /// Checks every field; returns the config unchanged when valid.
     pub fn validated(self) -> Result<Self, SelfplayError> {
         let bad = |m: String| Err(SelfplayError::Config(m));
-        if let Err(e) = kage_engine::Variant::by_name(&self.variant) {
-            return bad(e.to_string());
-        }
+        self.variant_def()?;
         if self.games == 0 {
             return bad("games must be at least 1".into());
         }
@@ -206,6 +219,12 @@ impl GenConfig {
         if self.batch_size == 0 || self.batch_size > 1_000_000 {
             return bad(format!("batch size {} is outside 1..=1000000", self.batch_size));
         }
+        if self.nodes_jitter_pct > 90 {
+            return bad(format!("node jitter {}% is above 90%", self.nodes_jitter_pct));
+        }
+        if self.nodes_jitter_pct > 0 && !matches!(self.budget, Budget::Nodes(_)) {
+            return bad("node jitter needs a node budget".into());
+        }
         let o = &self.openings;
         if o.random_plies > 200 {
             return bad(format!("{} random opening plies is more than 200", o.random_plies));
@@ -227,6 +246,32 @@ impl GenConfig {
             return bad(format!("ply cap {} is above {}", a.max_plies, u16::MAX));
         }
         Ok(self)
+    }
+
+    /// The variant: the built-in one of that name, or the user variant of `variant_spec`
+    /// (whose name must be `variant`).
+    pub fn variant_def(&self) -> Result<&'static kage_engine::Variant, SelfplayError> {
+        let bad = |m: String| SelfplayError::Config(m);
+        match &self.variant_spec {
+            None => kage_engine::Variant::by_name(&self.variant).map_err(|e| bad(e.to_string())),
+            Some(text) => {
+                let v = kage_engine::Variant::from_spec_text(text)
+                    .map_err(|e| bad(format!("variant spec: {e}")))?;
+                if v.name != self.variant {
+                    return Err(bad(format!(
+                        "the variant spec is named {:?}, not {:?}",
+                        v.name, self.variant
+                    )));
+                }
+                if kage_engine::VariantId::from_name(&v.name).is_some() {
+                    return Err(bad(format!(
+                        "a user variant may not take the built-in name {:?}; rename it",
+                        v.name
+                    )));
+                }
+                Ok(v)
+            }
+        }
     }
 
     /// Canonical TOML text (what data file headers carry and the hash is taken of).
@@ -314,6 +359,20 @@ mod tests {
         let edge = GenConfig::new("minishogi", MAX_TOML_INT, MAX_TOML_INT, Budget::Nodes(5));
         let edge = edge.validated().unwrap();
         assert_eq!(GenConfig::from_toml(&edge.to_toml()).unwrap(), edge);
+    }
+
+    #[test]
+    fn node_jitter_is_optional_in_the_config_text() {
+        let c = GenConfig::new("minishogi", 10, 3, Budget::Nodes(500)).validated().unwrap();
+        // Left out when zero: the config texts (and hashes) of earlier runs do not change.
+        assert!(!c.to_toml().contains("jitter"));
+        let j = GenConfig { nodes_jitter_pct: 10, ..c.clone() }.validated().unwrap();
+        assert!(j.to_toml().contains("nodes_jitter_pct = 10"));
+        assert_eq!(GenConfig::from_toml(&j.to_toml()).unwrap(), j);
+        assert_ne!(j.hash(), c.hash());
+        assert!(GenConfig { nodes_jitter_pct: 91, ..c.clone() }.validated().is_err());
+        let depth = GenConfig::new("minishogi", 10, 3, Budget::Depth(3));
+        assert!(GenConfig { nodes_jitter_pct: 5, ..depth }.validated().is_err());
     }
 
     #[test]

@@ -2,15 +2,18 @@
 //!
 //! * [`config`]: the generator config (what decides the games) and shards.
 //! * [`play`]: one game (random openings, search, adjudication, records).
+//! * [`audit`]: plays adjudicated games on to their real end: how often adjudication erred.
 //! * [`driver`]: many games on a rayon pool, one player per thread.
 //! * [`run`]: a run directory with atomic batch files, resume and final joined output.
-//! * [`balance`]: results with confidence intervals (`kage_data::stats`), text and SVG reports.
+//! * [`balance`]: balance reports grouped by variant and settings: text, JSON, SVG, HTML.
+//! * [`progress`]: plain progress lines when stderr is not a terminal.
 //! * [`bench`]: throughput, thread scaling and self-play overhead.
 //! * [`matches`]: engine-against-engine matches with GSPRT, PGN and outside UCI engines.
 
 #![warn(missing_docs)]
 
 pub mod adjudicate;
+pub mod audit;
 pub mod balance;
 pub mod bench;
 pub mod config;
@@ -19,6 +22,7 @@ mod error;
 pub mod matches;
 pub mod play;
 pub mod player;
+pub mod progress;
 pub mod run;
 
 pub use adjudicate::Adjudicator;

@@ -31,6 +31,7 @@ fn main() -> ExitCode {
     let res = match cli.cmd {
         Cmd::Generate(args) => run_generate(&args),
         Cmd::Balance(args) => run_balance(&args),
+        Cmd::Audit(args) => run_audit(&args),
         Cmd::Bench(args) => run_bench(&args),
         Cmd::Match(args) => run_match(&args),
         Cmd::Stats(args) => match_cli::run_stats(&args).map(|_| ExitCode::SUCCESS),
@@ -57,6 +58,7 @@ fn run_generate(args: &cli::GenerateArgs) -> Result<ExitCode> {
             shard,
             threads,
             progress: !args.quiet,
+            progress_every: args.progress_every()?,
             stop: &stop,
             factory,
         };
@@ -108,23 +110,79 @@ fn run_generate(args: &cli::GenerateArgs) -> Result<ExitCode> {
 }
 
 fn run_balance(args: &cli::BalanceArgs) -> Result<ExitCode> {
-    let files = balance::game_files(&args.paths)?;
-    if files.is_empty() {
-        bail!("no game files found under the given paths");
+    let (files, mut problems) = balance::game_files(&args.paths)?;
+    let opts = balance::Options { opening_plies: args.opening_plies };
+    let mut report = balance::collect(&files, opts);
+    problems.append(&mut report.problems);
+    report.problems = problems;
+    for p in &report.problems {
+        eprintln!("kage-selfplay: warning: {p}");
     }
-    let (stats, duplicates) = balance::collect(&files)?;
-    print!("{}", balance::text(&stats));
-    if duplicates > 0 {
-        println!("({duplicates} duplicate games, same run and game index, counted once)");
+    if report.groups.is_empty() {
+        bail!("no games found under the given paths");
     }
+    for a in &args.audit {
+        let text =
+            std::fs::read_to_string(a).with_context(|| format!("reading {}", a.display()))?;
+        let v: serde_json::Value =
+            serde_json::from_str(&text).with_context(|| format!("reading {}", a.display()))?;
+        let n = balance::attach_audits(&mut report, &v)
+            .with_context(|| format!("reading {}", a.display()))?;
+        if n == 0 {
+            eprintln!("kage-selfplay: warning: {}: no group of these settings", a.display());
+        }
+    }
+    print!("{}", balance::text::render(&report));
+    let write = |p: &std::path::Path, text: String| {
+        kage_data::atomic::write_atomic(p, text.as_bytes())
+            .with_context(|| format!("writing {}", p.display()))
+    };
     if let Some(p) = &args.svg {
-        std::fs::write(p, balance::svg(&stats))
-            .with_context(|| format!("writing {}", p.display()))?;
+        write(p, balance::chart::score_chart(&report.groups))?;
         println!("chart: {}", p.display());
     }
     if let Some(p) = &args.json {
-        let text = serde_json::to_string_pretty(&balance::json(&stats))? + "\n";
-        std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
+        write(p, serde_json::to_string_pretty(&report)? + "\n")?;
+        println!("json: {}", p.display());
+    }
+    if let Some(p) = &args.html {
+        write(p, balance::html::render(&report, &args.title))?;
+        println!("html: {}", p.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_audit(args: &cli::AuditArgs) -> Result<ExitCode> {
+    let (files, problems) = balance::game_files(&args.paths)?;
+    let opts = kage_selfplay::audit::AuditOptions {
+        sample: args.sample,
+        seed: args.seed,
+        threads: cli::threads(args.threads),
+        progress_every: if args.quiet {
+            None
+        } else {
+            Some(
+                std::time::Duration::try_from_secs_f64(args.progress_secs)
+                    .map_err(|_| anyhow::anyhow!("--progress-secs must be >= 0"))?,
+            )
+        },
+    };
+    let mut report = kage_selfplay::audit::audit(&files, opts)?;
+    report.problems.splice(0..0, problems);
+    for p in &report.problems {
+        eprintln!("kage-selfplay: warning: {p}");
+    }
+    if report.groups.is_empty() {
+        bail!("no games of a kage-selfplay run found under the given paths");
+    }
+    print!("{}", kage_selfplay::audit::text(&report));
+    if let Some(p) = &args.json {
+        kage_data::atomic::write_atomic(
+            p,
+            (serde_json::to_string_pretty(&report)? + "\n").as_bytes(),
+        )
+        .with_context(|| format!("writing {}", p.display()))?;
+        println!("json: {}", p.display());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -75,6 +75,9 @@ pub fn play_game(
         }
         let opening = ply < open.random_plies;
         let multipv = if opening && open.mode == OpeningMode::Multipv { open.multipv } else { 1 };
+        if cfg.nodes_jitter_pct > 0 {
+            player.set_node_scale(jitter_scale(cfg.nodes_jitter_pct, &mut rng));
+        }
         let t = Instant::now();
         let choice = player.choose(&game, multipv as usize);
         search_ns += t.elapsed().as_nanos() as u64;
@@ -131,6 +134,11 @@ pub fn play_game(
         total_ns: start.elapsed().as_nanos() as u64,
         nodes,
     })
+}
+
+/// A node budget factor in `1 +- pct/100`, uniform, from `rng`.
+pub fn jitter_scale(pct: u32, rng: &mut Xoshiro256PlusPlus) -> f64 {
+    1.0 + f64::from(pct) / 100.0 * rng.random_range(-1.0..=1.0)
 }
 
 /// A random opening move: uniform among all legal moves, or among the MultiPV moves within
@@ -198,6 +206,25 @@ mod tests {
         if a.positions.len() == r.moves.len() {
             assert_eq!(g.outcome().map(|o| GameResult::from_winner(o.winner)), Some(r.result));
         }
+    }
+
+    #[test]
+    fn node_jitter_varies_games_reproducibly() {
+        let v = Variant::by_name("minishogi").unwrap();
+        let mut c = cfg();
+        c.budget = Budget::Nodes(60);
+        c.openings.random_plies = 0;
+        c.adjudication.max_plies = 40;
+        let play = |c: &GenConfig, i| {
+            let mut p = crate::player::SearchPlayer::new(1, c.budget);
+            play_game(c, v, &mut p, i).unwrap().record.moves
+        };
+        // Without openings or jitter every game is the same game.
+        assert_eq!(play(&c, 0), play(&c, 1));
+        let j = GenConfig { nodes_jitter_pct: 50, ..c.clone() };
+        assert_eq!(play(&j, 0), play(&j, 0), "reproducible");
+        let games: Vec<Vec<u16>> = (0..4).map(|i| play(&j, i)).collect();
+        assert!(games.iter().any(|g| *g != games[0]), "jitter makes other games");
     }
 
     #[test]

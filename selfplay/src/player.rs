@@ -24,6 +24,9 @@ pub trait Player: Send {
     /// Chooses a move in `game`'s current position, which has at least one legal move;
     /// `multipv` asks for that many root lines in [`Choice::lines`].
     fn choose(&mut self, game: &Game, multipv: usize) -> Choice;
+    /// Scales the node budget of the following searches (node jitter); players without a
+    /// node budget ignore it.
+    fn set_node_scale(&mut self, _scale: f64) {}
 }
 
 /// A 1-ply capture-greedy player: captures the most valuable piece, else plays the first
@@ -60,6 +63,7 @@ impl Player for GreedyPlayer {
 pub struct SearchPlayer {
     searcher: kage_engine::search::Searcher,
     limits: kage_engine::search::Limits,
+    base_nodes: Option<u64>,
     stop: std::sync::atomic::AtomicBool,
 }
 
@@ -73,6 +77,7 @@ impl SearchPlayer {
         };
         SearchPlayer {
             searcher: Searcher::new(hash_mb),
+            base_nodes: limits.nodes,
             limits,
             stop: std::sync::atomic::AtomicBool::new(false),
         }
@@ -99,6 +104,12 @@ impl Player for SearchPlayer {
             lines.push((r.score, r.best_move));
         }
         Choice { best: r.best_move, score: r.score, lines, nodes: r.nodes }
+    }
+
+    fn set_node_scale(&mut self, scale: f64) {
+        if let Some(n) = self.base_nodes {
+            self.limits.nodes = Some(((n as f64 * scale).round() as u64).max(1));
+        }
     }
 }
 
@@ -147,8 +158,7 @@ pub fn factory_for(
                     net.hash
                 )));
             }
-            let v = kage_engine::Variant::by_name(&cfg.variant)
-                .map_err(|e| SelfplayError::Config(e.to_string()))?;
+            let v = cfg.variant_def()?;
             Evaluator::load_nnue(&bytes, v)
                 .map_err(|e| SelfplayError::Net(format!("{}: {e}", net.path)))?
         }

@@ -11,6 +11,7 @@
 //!   the parts are then removed.
 
 use std::collections::{BTreeMap, HashSet};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -26,6 +27,7 @@ use crate::config::{GenConfig, Shard};
 use crate::driver::{PlayerFactory, Slot, play_games};
 use crate::error::{Result, SelfplayError};
 use crate::play::GameOutput;
+use crate::progress::LogLines;
 use kage_data::stats::GameStats;
 
 /// Git revision this binary was built from.
@@ -44,8 +46,11 @@ pub struct RunOptions<'a> {
     pub shard: Shard,
     /// Worker threads.
     pub threads: usize,
-    /// Draw a progress bar (it is hidden anyway when stderr is not a terminal).
+    /// Show progress: a bar when stderr is a terminal, else a plain line every
+    /// `progress_every` (done/total, rate, ETA, running results by side).
     pub progress: bool,
+    /// How often a plain progress line is printed when stderr is not a terminal.
+    pub progress_every: Duration,
     /// Set to stop after the batches in flight (Ctrl-C).
     pub stop: &'a AtomicBool,
     /// Makes a player per thread.
@@ -198,8 +203,7 @@ fn lock_dir(dir: &Path) -> Result<DirLock> {
 /// Generates (or resumes, or finds finished) the run of `cfg` for `opts.shard`.
 pub fn generate(cfg: &GenConfig, opts: &RunOptions) -> Result<RunReport> {
     let started = Instant::now();
-    let variant: &'static Variant = Variant::by_name(&cfg.variant)
-        .map_err(|e| SelfplayError::Config(format!("variant {:?}: {e}", cfg.variant)))?;
+    let variant: &'static Variant = cfg.variant_def()?;
     let dir = run_dir(&opts.out, &cfg.variant, opts.shard);
     std::fs::create_dir_all(&dir).map_err(|e| SelfplayError::io(&dir, "create directory", e))?;
     let _lock = lock_dir(&dir)?;
@@ -233,7 +237,12 @@ pub fn generate(cfg: &GenConfig, opts: &RunOptions) -> Result<RunReport> {
     let (gh, ph) = (have(&gdir), have(&pdir));
     let done: HashSet<u64> = gh.intersection(&ph).copied().filter(|&b| b < batches_total).collect();
     let games_done: u64 = done.iter().map(|&b| (shard_games - b * bsize).min(bsize)).sum();
-    let pb = progress_bar(shard_games, games_done, &cfg.variant, opts.progress);
+    let tty = std::io::stderr().is_terminal();
+    let pb = progress_bar(shard_games, games_done, &cfg.variant, opts.progress && tty);
+    let mut log = (opts.progress && !tty)
+        .then(|| LogLines::new(opts.progress_every, games_done, shard_games));
+    let [side_a, side_b] = &variant.side_names;
+    let mut done_now = games_done;
     let mut batches_done = done.len() as u64;
     let mut next_batch = 0u64;
     let res = loop {
@@ -265,6 +274,21 @@ pub fn generate(cfg: &GenConfig, opts: &RunOptions) -> Result<RunReport> {
             report.stats.add(&out.record, out.positions.len() as u64);
             pb.inc(1);
             pb.set_message(format!("{} positions", report.positions_played));
+            done_now += 1;
+            if let Some(l) = log.as_mut()
+                && l.due()
+            {
+                let st = &report.stats;
+                eprintln!(
+                    "{}: {}; {side_a} {} / draws {} / {side_b} {}, {} positions",
+                    cfg.variant,
+                    l.status(done_now, "games"),
+                    st.white_wins,
+                    st.draws,
+                    st.black_wins,
+                    report.positions_played
+                );
+            }
             let entry = pending.entry(slot.group).or_insert_with(|| vec![None; len]);
             entry[i - first] = Some(out);
             if entry.iter().all(Option::is_some) {

@@ -28,6 +28,7 @@ fn run_with(c: &GenConfig, out: &Path, stop: bool) -> kage_selfplay::Result<RunR
         shard: Shard::WHOLE,
         threads: 2,
         progress: false,
+        progress_every: std::time::Duration::from_secs(30),
         stop: &stop,
         factory: factory_for(c).expect("factory"),
     };

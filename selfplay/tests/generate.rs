@@ -27,6 +27,7 @@ fn run(c: &GenConfig, out: &Path, shard: Shard, threads: usize) -> kage_selfplay
         shard,
         threads,
         progress: false,
+        progress_every: std::time::Duration::from_secs(30),
         stop: &stop,
         factory: factory_for(c).unwrap(),
     };
@@ -93,16 +94,18 @@ fn shards_are_disjoint_and_cover_the_run() {
     assert!(!h0.git_revision().is_empty());
 
     // Balance over the whole tree counts each game once (shards and whole run overlap).
-    let files = kage_selfplay::balance::game_files(&[t.path().to_path_buf()]).unwrap();
-    assert_eq!(files.len(), 4);
-    let (stats, duplicates) = kage_selfplay::balance::collect(&files).unwrap();
-    assert_eq!(duplicates, 7);
-    let st = &stats["gorogoroplus"];
-    assert_eq!((st.games, st.plies), (whole.stats.games, whole.stats.plies));
-    assert_eq!(st.white_wins + st.draws + st.black_wins, 7);
-    let svg = kage_selfplay::balance::svg(&stats);
+    let (files, problems) = kage_selfplay::balance::game_files(&[t.path().to_path_buf()]).unwrap();
+    assert_eq!((files.len(), problems.len()), (4, 0));
+    let report = kage_selfplay::balance::collect(&files, Default::default());
+    assert_eq!(report.duplicate_records, 7);
+    assert_eq!(report.groups.len(), 1, "one run: one group");
+    let g = &report.groups[0];
+    assert_eq!(g.games, whole.stats.games);
+    assert_eq!(g.lengths.mean, whole.stats.average_plies());
+    assert_eq!(g.info.sides, ["Sente".to_owned(), "Gote".to_owned()]);
+    let svg = kage_selfplay::balance::chart::score_chart(&report.groups);
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
-    assert!(kage_selfplay::balance::text(&stats).contains("white wins"));
+    assert!(kage_selfplay::balance::text::render(&report).contains("Sente wins"));
 }
 
 #[test]
@@ -217,4 +220,35 @@ fn interrupted_runs_resume_to_identical_output() {
     assert!(gen_cmd(&stopped, "1").status().unwrap().success());
     assert_eq!(bytes(stopped.join("minishogi/games.kdata")), want_g);
     assert_eq!(bytes(stopped.join("minishogi/positions.kdata")), want_p);
+}
+
+#[test]
+fn progress_lines_when_stderr_is_not_a_terminal() {
+    let t = tempfile::tempdir().unwrap();
+    let out = Command::new(BIN)
+        .args(["generate", "--variant", "minishogi", "--games", "4", "--player", "greedy"])
+        .args(["--threads", "1", "--progress-secs", "0", "--out"])
+        .arg(t.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("minishogi: ")).collect();
+    assert_eq!(lines.len(), 4, "one line per game with --progress-secs 0: {err}");
+    assert!(lines[0].contains("1/4 games (25.0%)") && lines[0].contains("games/s, ETA"));
+    assert!(lines[3].contains("4/4 games (100.0%)"), "{}", lines[3]);
+    assert!(lines[3].contains("Sente ") && lines[3].contains(" / draws "), "{}", lines[3]);
+    // --quiet: none.
+    let out = Command::new(BIN)
+        .args(["generate", "--variant", "minishogi", "--games", "2", "--player", "greedy"])
+        .args(["--threads", "1", "--progress-secs", "0", "--quiet", "--out"])
+        .arg(t.path().join("q"))
+        .output()
+        .unwrap();
+    assert!(out.status.success() && out.stderr.is_empty());
+    let bad = Command::new(BIN)
+        .args(["generate", "--variant", "minishogi", "--progress-secs", "-1"])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
 }

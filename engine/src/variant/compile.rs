@@ -93,6 +93,9 @@ pub struct Variant {
     pub id: Option<VariantId>,
     /// Name.
     pub name: String,
+    /// What the variant calls White (who moves first) and Black (`Clan`/`Kingdom`,
+    /// `Sente`/`Gote`); `White`/`Black` unless the spec names them.
+    pub side_names: [String; 2],
     /// Files.
     pub width: u8,
     /// Ranks.
@@ -324,6 +327,16 @@ impl Variant {
                 spec.name
             )));
         }
+        let [a, b] = &spec.sides;
+        let bad_side = |n: &str| {
+            n.is_empty() || n.len() > 24 || !n.chars().all(|c| c.is_alphanumeric() || c == '-')
+        };
+        if bad_side(a) || bad_side(b) || a == b {
+            return Err(SpecError::Inconsistent(format!(
+                "sides {a:?} and {b:?} must be two different words (letters, digits, '-'; at \
+                 most 24 characters)"
+            )));
+        }
         // The halfmove clock counts plies in 16 bits.
         let move_rule_plies = spec.move_rule.checked_mul(2).ok_or_else(|| {
             SpecError::Inconsistent(format!(
@@ -349,6 +362,7 @@ impl Variant {
         let mut v = Variant {
             id: None,
             name: spec.name.clone(),
+            side_names: spec.sides.clone(),
             width: w,
             height: h,
             num_squares: n,

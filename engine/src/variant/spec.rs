@@ -49,6 +49,14 @@ pub struct VariantSpec {
     /// The piece kinds (`[[piece]]` tables).
     #[serde(rename = "piece")]
     pub pieces: Vec<PieceSpec>,
+    /// What the variant calls White (who moves first) and Black, for reports
+    /// (default `["White", "Black"]`).
+    #[serde(default = "default_sides")]
+    pub sides: [String; 2],
+}
+
+fn default_sides() -> [String; 2] {
+    ["White".to_owned(), "Black".to_owned()]
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -179,6 +179,9 @@ fn worker(sh: &Shared, mut engines: Pairing, tx: Sender<Event>) {
 
 struct Progress {
     tty: bool,
+    start: Instant,
+    start_games: u64,
+    total: u64,
     quiet: bool,
     last_games: u64,
     last_time: Instant,
@@ -202,7 +205,10 @@ impl Progress {
             || games >= self.last_games + self.every_games
             || self.last_time.elapsed() >= self.every
         {
-            eprintln!("{line}");
+            let new = games.saturating_sub(self.start_games);
+            let rate =
+                crate::progress::status(games, self.total, new, self.start.elapsed(), "games");
+            eprintln!("{line}  [{rate}]");
             self.last_games = games;
             self.last_time = Instant::now();
         }
@@ -276,15 +282,18 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
         next: AtomicUsize::new(0),
         halt: AtomicBool::new(false),
     };
+    let total = 2 * cfg.pairs();
     let mut progress = Progress {
         tty: std::io::stderr().is_terminal(),
+        start: Instant::now(),
+        start_games: counts.games(),
+        total,
         quiet: cfg.quiet,
         last_games: counts.games(),
         last_time: Instant::now(),
         every_games: cfg.progress_games.max(1),
         every: Duration::from_secs_f64(cfg.progress_secs.max(0.1)),
     };
-    let total = 2 * cfg.pairs();
     let (mut think, mut worker_time) = (Duration::ZERO, Duration::ZERO);
     let (mut failures_in_row, mut faults, mut played) = (0u32, 0u64, 0u64);
     let mut fatal: Option<String> = None;
