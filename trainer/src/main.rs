@@ -170,6 +170,10 @@ struct TrainArgs {
     /// Skip positions before this ply.
     #[arg(long)]
     min_ply: Option<u16>,
+    /// Train with the piece factoriser (folded away on export; the net file is unchanged
+    /// in form)
+    #[arg(long)]
+    factorise: bool,
     /// Keep positions where the side to move is in check.
     #[arg(long)]
     keep_in_check: bool,
@@ -202,8 +206,7 @@ fn resolve_config(a: &TrainArgs) -> Result<TrainConfig> {
         Some(p) => {
             let text =
                 std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
-            TrainConfig::from_toml_partial(&text)
-                .with_context(|| format!("in {}", p.display()))?
+            TrainConfig::from_toml_partial(&text).with_context(|| format!("in {}", p.display()))?
         }
         None => TrainConfig::default(),
     };
@@ -228,6 +231,9 @@ fn resolve_config(a: &TrainArgs) -> Result<TrainConfig> {
     }
     if let Some(v) = a.max_abs_score {
         cfg.filter.max_abs_score = v;
+    }
+    if a.factorise {
+        cfg.factorise = true;
     }
     if a.keep_in_check {
         cfg.filter.skip_in_check = false;

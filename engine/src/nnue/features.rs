@@ -24,8 +24,22 @@ pub fn num_features(v: &Variant) -> usize {
     board_features(v) + 2 * v.hand_max.iter().map(|&m| m as usize).sum::<usize>()
 }
 
-fn board_features(v: &Variant) -> usize {
+/// Number of piece-square features (they come first; hand features follow).
+pub fn board_features(v: &Variant) -> usize {
     2 * v.num_kinds() * v.num_squares as usize
+}
+
+/// Number of piece groups `(own/theirs, kind)`: every piece-square feature belongs to one.
+/// The trainer's factoriser learns a weight row per group, shared by the group's squares,
+/// and folds it into the piece-square rows on export.
+pub fn num_piece_groups(v: &Variant) -> usize {
+    2 * v.num_kinds()
+}
+
+/// The piece group of feature `f` (`None` for hand features).
+#[inline]
+pub fn piece_group(v: &Variant, f: u32) -> Option<u32> {
+    ((f as usize) < board_features(v)).then(|| f / u32::from(v.num_squares))
 }
 
 #[inline(always)]

@@ -2,6 +2,7 @@
 //! float forward; the sparse feature transformer ([`ft`]), the burn head ([`head`]) and the
 //! SIMD kernels they share ([`simd`]).
 
+pub mod factor;
 pub mod ft;
 pub mod head;
 pub mod simd;

@@ -98,6 +98,10 @@ pub struct TrainConfig {
     pub beta2: f64,
     /// Adam epsilon.
     pub eps: f64,
+    /// Train with the piece factoriser (a shared row per piece group besides each
+    /// piece-square row; folded into the piece-square rows on export).
+    #[serde(default)]
+    pub factorise: bool,
     /// Weight of the search score in the target (1 = score only, 0 = result only).
     pub lambda: f64,
     /// Centipawns per logit: target uses `sigmoid(score / scale)`, the net predicts
@@ -143,6 +147,7 @@ impl Default for TrainConfig {
             beta1: 0.9,
             beta2: 0.999,
             eps: 1e-8,
+            factorise: false,
             lambda: 0.75,
             scale: 400.0,
             seed: 1,

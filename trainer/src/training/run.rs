@@ -153,8 +153,8 @@ pub fn resume(dir: &Path, epochs: Option<u32>, opts: RunOptions) -> Result<RunSu
     }
     let space = space::resolve(&cfg)?;
     let p = &state.params;
-    if (p.num_features, p.ft_size, p.head_size) != (space.num_features, cfg.ft_size, cfg.head_size)
-    {
+    let model_features = Trainer::model_features(&cfg, space.num_features);
+    if (p.num_features, p.ft_size, p.head_size) != (model_features, cfg.ft_size, cfg.head_size) {
         return Err(TrainError::Resume("checkpoint shape does not match the configuration".into()));
     }
     let CheckpointState { epochs_done, step, history, params, moments, .. } = state;
@@ -276,7 +276,7 @@ fn drive(
         write(&dir.join(names::LOSS_SVG), &report::loss_svg(&trainer.history, &title))?;
     }
     let net = quantise(
-        &trainer.params,
+        &trainer.export_params(),
         &ExportInfo {
             variant: space.variant.clone(),
             feature_set_id: space.feature_set_id,

@@ -2,6 +2,7 @@
 
 use crate::data::batch::{SparseBatch, TargetBlend, sigmoid};
 use crate::data::sample::Sample;
+use crate::model::factor::Factoriser;
 use crate::model::ft::{self, FtScratch};
 use crate::model::head;
 use crate::model::{BIAS_LIMIT, L1_LIMIT, NetParams, OUT_LIMIT};
@@ -91,13 +92,35 @@ pub struct Trainer {
     active: Vec<u8>,
     x: Vec<f32>,
     x_hi: Vec<f32>,
+    /// The piece factoriser, when the configuration asks for it.
+    factor: Option<Factoriser>,
+    /// The factorised batch (reused).
+    expanded: SparseBatch,
 }
 
 impl Trainer {
     /// Fresh trainer with seeded initial weights.
     pub fn new(cfg: TrainConfig, num_features: usize) -> Trainer {
-        let params = NetParams::init(num_features, cfg.ft_size, cfg.head_size, cfg.seed);
+        let factor = factoriser(&cfg);
+        let n = factor.as_ref().map_or(num_features, Factoriser::train_features);
+        let mut params = NetParams::init(n, cfg.ft_size, cfg.head_size, cfg.seed);
+        if let Some(f) = &factor {
+            f.zero_groups(&mut params);
+        }
         Trainer::from_state(cfg, params, None, 0, 0, Vec::new())
+    }
+
+    /// Feature count of the model `cfg` trains over a feature space of `num_features`.
+    pub fn model_features(cfg: &TrainConfig, num_features: usize) -> usize {
+        factoriser(cfg).as_ref().map_or(num_features, Factoriser::train_features)
+    }
+
+    /// The parameters of the network to export (the factoriser folded away).
+    pub fn export_params(&self) -> std::borrow::Cow<'_, NetParams> {
+        match &self.factor {
+            Some(f) => std::borrow::Cow::Owned(f.fold(&self.params)),
+            None => std::borrow::Cow::Borrowed(&self.params),
+        }
     }
 
     /// Trainer from saved state.
@@ -110,7 +133,10 @@ impl Trainer {
         history: Vec<EpochMetrics>,
     ) -> Trainer {
         let moments = moments.unwrap_or_else(|| ParamMoments::zeros(&params));
+        let factor = factoriser(&cfg);
         Trainer {
+            factor,
+            expanded: SparseBatch::default(),
             cfg,
             params,
             moments,
@@ -136,6 +162,18 @@ impl Trainer {
         if batch.is_empty() {
             return 0.0;
         }
+        let Some(f) = self.factor.take() else {
+            return self.train_plain(batch, lr);
+        };
+        let mut expanded = std::mem::take(&mut self.expanded);
+        f.expand(batch, &mut expanded);
+        let loss = self.train_plain(&expanded, lr);
+        self.expanded = expanded;
+        self.factor = Some(f);
+        loss
+    }
+
+    fn train_plain(&mut self, batch: &SparseBatch, lr: f64) -> f32 {
         let t0 = Instant::now();
         // The head runs the two fixed halves of the batch concurrently; the FT forward writes
         // their activations into separate buffers so none is copied.
@@ -183,7 +221,15 @@ impl Trainer {
                 chunk
                     .iter()
                     .map(|s| {
-                        let out = self.params.forward(&s.stm_features, &s.nstm_features);
+                        let out = match &self.factor {
+                            None => self.params.forward(&s.stm_features, &s.nstm_features),
+                            Some(f) => {
+                                let (mut a, mut b) = (Vec::new(), Vec::new());
+                                f.extend(&s.stm_features, &mut a);
+                                f.extend(&s.nstm_features, &mut b);
+                                self.params.forward(&a, &b)
+                            }
+                        };
                         let d = f64::from(sigmoid(out) - blend.target(s));
                         d * d
                     })
@@ -193,4 +239,12 @@ impl Trainer {
         let total: f64 = partials.iter().sum();
         total / samples.len() as f64
     }
+}
+
+/// The factoriser `cfg` asks for (none for synthetic data, which has no pieces).
+fn factoriser(cfg: &TrainConfig) -> Option<Factoriser> {
+    if !cfg.factorise || cfg.synthetic.is_some() {
+        return None;
+    }
+    kage_engine::Variant::by_name(&cfg.variant).ok().map(Factoriser::new)
 }
