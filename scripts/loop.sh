@@ -28,7 +28,8 @@
 #   GENERATIONS [3]  GAMES [8000] self-play games per generation  NODES [2000] per move
 #   WINDOW [3] generations of positions per training  EPOCHS [40]  LAMBDA [0.75]
 #   MATCH_GAMES [400]  MATCH_NODES [4000]  ELO0 [0]  ELO1 [10]  SEED [1] (generation G: SEED+G)
-#   THREADS [all cores]  OUT [runs/loop]  BIN [target/release] (built if missing)
+#   THREADS [all cores]  OUT [runs/loop]  BIN [target/release] (cargo build --release first,
+#   a no-op when up to date; BUILD=0 skips it)
 #   NET [none] generation 0 net for one variant, or NET_<variant>=FILE per variant
 #   TRAIN_ARGS, SELFPLAY_ARGS, MATCH_ARGS [--nodes-jitter 5]: more options of each tool
 # The small default is sized from this 2-core machine (HCE self-play ~1800 positions/s per
@@ -41,14 +42,14 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/loop_lib.sh"
 loop_defaults
 
+# The default BIN is (re)built from this checkout (a no-op when up to date; BUILD=0 skips it).
+if [[ $BIN == target/release && ${BUILD:-1} != 0 ]]; then
+  loop_log "cargo build --release -p kage-selfplay -p kage-train"
+  cargo build --release --quiet -p kage-selfplay -p kage-train
+fi
 if [[ ! -x $BIN/kage-selfplay || ! -x $BIN/kage-train ]]; then
-  if [[ $BIN == target/release ]]; then
-    loop_log "building the release binaries"
-    cargo build --release -p kage-selfplay -p kage-train
-  else
-    echo "loop: $BIN/kage-selfplay or $BIN/kage-train missing" >&2
-    exit 1
-  fi
+  echo "loop: $BIN/kage-selfplay or $BIN/kage-train missing" >&2
+  exit 1
 fi
 if [[ -n $NET && ${#LOOP_VARIANTS[@]} -ne 1 ]]; then
   echo "loop: NET is for one variant; with several, set NET_<variant>=FILE" >&2

@@ -14,6 +14,7 @@ show as empty cells, so the report can be written at any point.
 """
 
 import json
+import math
 import os
 import re
 import sys
@@ -244,9 +245,15 @@ def svg(rs, title):
          f'<line x1="{pad_l}" y1="{pad_t}" x2="{pad_l}" y2="{h - pad_b}" stroke="black"/>',
          f'<line x1="{pad_l}" y1="{h - pad_b}" x2="{w - pad_r}" y2="{h - pad_b}" '
          'stroke="black"/>']
-    for i in range(5):
-        v = lo + (hi - lo) * i / 4
+    raw = (hi - lo) / 5
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
+    v = math.ceil(lo / step) * step
+    while v <= hi:
         o.append(f'<text x="{pad_l - 5}" y="{y(v) + 4:.1f}" text-anchor="end">{v:.0f}</text>')
+        o.append(f'<line x1="{pad_l - 3}" y1="{y(v):.1f}" x2="{pad_l}" y2="{y(v):.1f}" '
+                 'stroke="black"/>')
+        v += step
     for g in range(gens + 1):
         o.append(f'<text x="{x(g):.1f}" y="{h - pad_b + 16}" text-anchor="middle">{g}</text>')
     o.append(f'<text x="{w / 2}" y="{h - 12}" text-anchor="middle">generation</text>')
