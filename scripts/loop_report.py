@@ -142,15 +142,15 @@ def rows(variant_dir):
         if g_text:
             verdict, _, why = g_text.partition("\t")
             r["accepted"], r["why"] = verdict, why
-        secs = 0.0
-        for line in (read_text(os.path.join(d, "times.tsv")) or "").splitlines():
+        secs, times = 0.0, read_text(os.path.join(d, "times.tsv"))
+        for line in (times or "").splitlines():
             parts = line.split("\t")
             if len(parts) == 2:
                 try:
                     secs += float(parts[1])
                 except ValueError:
                     pass
-        r["minutes"] = secs / 60.0 if secs else None
+        r["minutes"] = secs / 60.0 if times is not None else None
         out.append(r)
     return out
 

@@ -337,3 +337,101 @@ fn gate_and_summary_of_a_real_match() {
     let svg = std::fs::read_to_string(v.join("elo.svg")).expect("elo.svg");
     assert!(svg.starts_with("<svg") && svg.contains("<circle") && svg.contains("polyline"));
 }
+
+/// `scripts/loop.sh` with the real `kage-selfplay` and a stand-in `kage-train` that logs its
+/// arguments and writes a small random network.
+#[test]
+fn loop_runs_gates_and_resumes_without_redoing_steps() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (out, bin) = (dir.path().join("run"), dir.path().join("bin"));
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    std::os::unix::fs::symlink(KAGE_SELFPLAY, bin.join("kage-selfplay")).expect("symlink");
+    let net = dir.path().join("random.nnue");
+    let variant = kage_engine::Variant::by_name("minishogi").expect("variant");
+    std::fs::write(&net, kage_engine::nnue::random_network(variant, 3).to_bytes()).expect("net");
+    let log = dir.path().join("train.log");
+    executable(
+        &bin.join("kage-train"),
+        &format!(
+            "echo \"$*\" >> {log:?}\n\
+             while [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n\
+             mkdir -p \"$out\" && cp {net:?} \"$out/net.nnue\"\n\
+             printf 'epoch,train_loss,val_loss,pos_per_s,lr,positions\\n1,0.05,0.04,1.0,0.001,77\\n' \
+             > \"$out/metrics.csv\"\n"
+        ),
+    );
+    let run = |extra: &[(&str, &str)]| {
+        let mut c = Command::new("bash");
+        c.arg(repo().join("scripts/loop.sh")).env("OUT", &out).env("BIN", &bin);
+        for k in ["VARIANTS", "NET", "TRAIN_ARGS", "SELFPLAY_ARGS", "MATCH_ARGS", "LAMBDA"] {
+            c.env_remove(k);
+        }
+        let settings = [
+            ("GENERATIONS", "2"),
+            ("GAMES", "4"),
+            ("NODES", "60"),
+            ("MATCH_GAMES", "2"),
+            ("MATCH_NODES", "100"),
+            ("EPOCHS", "3"),
+            ("WINDOW", "2"),
+            ("THREADS", "2"),
+        ];
+        c.envs(settings).envs(extra.iter().copied()).output().expect("bash runs")
+    };
+    let o = run(&[]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let v = out.join("minishogi");
+    let train_log = std::fs::read_to_string(&log).expect("train log");
+    let calls: Vec<&str> = train_log.lines().collect();
+    assert_eq!(calls.len(), 2, "{train_log}");
+    let pos = |g: u32| format!("{}/gen-{g}/selfplay/minishogi/positions.kdata", v.display());
+    assert!(calls[0].contains(&format!("--data {} --out", pos(1))), "{}", calls[0]);
+    assert!(calls[1].contains(&format!("--data {} {} --out", pos(1), pos(2))), "{}", calls[1]);
+    assert!(
+        calls[0].contains("--epochs 3 --lambda 0.75 --seed 2") && !calls[0].contains("--init-net")
+    );
+    // A random net loses to the hand-crafted evaluation: rejected, the best stays the HCE, so
+    // generation 2 trains from scratch and its self-play is the HCE's again.
+    for g in 1..=2 {
+        let gate = std::fs::read_to_string(v.join(format!("gen-{g}/gate.txt"))).expect("gate");
+        assert!(gate.starts_with("rejected\t"), "gen {g}: {gate}");
+        assert_eq!(std::fs::read_to_string(v.join(format!("gen-{g}/best.txt"))).unwrap(), "hce\n");
+    }
+    assert!(!calls[1].contains("--init-net") && !v.join("best.nnue").exists());
+    let md = std::fs::read_to_string(v.join("summary.md")).expect("summary.md");
+    let row = md.lines().find(|l| l.starts_with("| 2 |")).expect("row 2");
+    assert!(row.starts_with("| 2 | HCE | 4 | "), "{row}");
+    assert!(
+        row.contains(" | gen 1-2: 77 | 0.050000 | 0.040000 | ")
+            && row.contains(" | rejected | HCE | ")
+    );
+    assert!(text(&o.stdout).ends_with(&md), "the last report is printed");
+
+    // A rerun does nothing again; after losing generation 2's training and gate it redoes
+    // just those.
+    let times = std::fs::read_to_string(v.join("gen-1/times.tsv")).expect("times");
+    let o = run(&[]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 2);
+    assert_eq!(std::fs::read_to_string(v.join("gen-1/times.tsv")).unwrap(), times);
+    for f in ["train.done", "match.done", "gate.txt", "best.txt"] {
+        std::fs::remove_file(v.join("gen-2").join(f)).expect("remove marker");
+    }
+    std::fs::remove_dir_all(v.join("gen-2/match")).expect("remove match");
+    let o = run(&[]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 3);
+    assert!(text(&o.stderr).contains("minishogi gen 2: match gen-2 against hce"));
+    assert!(!text(&o.stderr).contains("gen 2: self-play"), "{}", text(&o.stderr));
+    assert!(v.join("gen-2/best.txt").is_file());
+
+    // Other settings are refused; a larger GENERATIONS extends the run.
+    let o = run(&[("GAMES", "7")]);
+    assert!(!o.status.success() && text(&o.stderr).contains("other settings"));
+    let o = run(&[("GENERATIONS", "3")]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let last = std::fs::read_to_string(&log).unwrap();
+    let last = last.lines().last().expect("a call");
+    assert!(last.contains(&format!("--data {} {} --out", pos(2), pos(3))), "window of 2: {last}");
+    assert!(std::fs::read_to_string(v.join("summary.md")).unwrap().contains("\n| 3 | HCE | 4 |"));
+}
