@@ -201,7 +201,9 @@ def markdown(rs, title):
     lines += ["", "Each generation: self-play by the best player so far, train a net on the "
               "window's positions (from the best net, when it is one), match it against the best "
               "(first engine: the new net; Elo is its gain). Accepted: GSPRT H1, or no GSPRT "
-              "decision at the game limit and Elo - 95% half width > 0. Chart: elo.svg.", ""]
+              "decision at the game limit and Elo - 95% half width > 0. Train window: the "
+              "generations trained on and the positions per epoch left by the trainer's filters "
+              "(early plies, in check, noisy best move). Chart: elo.svg.", ""]
     why = [f"- gen {r['gen']}: {r['why']}" for r in rs if r.get("why")]
     return "\n".join(lines + why) + "\n"
 

@@ -135,6 +135,7 @@ fn init_net_snapshots_and_plain_progress_lines_from_the_command_line() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("train epoch 2/2: ") && err.contains("pos/s, ETA epoch"), "{err}");
     assert!(err.contains(", loss 0."), "{err}");
+    assert!(err.contains("epoch   2/2: train ") && err.contains(" positions), ETA 0s"), "{err}");
 
     let next = dir.join("next");
     let o = Command::new(exe)

@@ -287,9 +287,17 @@ fn drive(
             )));
         }
         if opts.progress {
+            let left = f64::from(cfg.epochs - m.epoch) * secs;
             eprintln!(
-                "epoch {:>3}/{}: train {:.6} val {:.6} lr {:.2e} {:.0} pos/s ({} positions)",
-                m.epoch, cfg.epochs, m.train_loss, m.val_loss, m.lr, m.pos_per_s, m.positions
+                "epoch {:>3}/{}: train {:.6} val {:.6} lr {:.2e} {:.0} pos/s ({} positions), ETA {}",
+                m.epoch,
+                cfg.epochs,
+                m.train_loss,
+                m.val_loss,
+                m.lr,
+                m.pos_per_s,
+                m.positions,
+                crate::training::progress::duration(left)
             );
         }
         expected = positions;
