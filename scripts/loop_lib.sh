@@ -38,6 +38,7 @@ loop_defaults() {
   LOOP_DIR=${LOOP_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
   PYTHON=${PYTHON:-python3}
   if [[ $VARIANTS == all ]]; then VARIANTS="shinobiplus shinobi gorogoroplus minishogi"; fi
+  # shellcheck disable=SC2034 # used by the scripts that source this file
   read -r -a LOOP_VARIANTS <<<"${VARIANTS//,/ }"
 }
 
@@ -92,6 +93,7 @@ step_init() {
   fi
   if [[ ! -f $vdir/gen-0/best.txt ]]; then
     local net0
+    # shellcheck disable=SC1091
     net0=$(. "$vdir/settings.sh" && echo "$NET0")
     if [[ -n $net0 ]]; then
       loop_copy "$net0" "$vdir/gen-0/net.nnue"
@@ -131,7 +133,7 @@ step_selfplay() {
   best=$(loop_best "$v" $((g - 1)))
   mkdir -p "$d"
   local args=(generate --variant "$v" --games "$GAMES" --nodes "$NODES" --seed $((SEED + g))
-    --threads "$THREADS" --out "$d/selfplay" --quiet)
+    --threads "$THREADS" --out "$d/selfplay")
   [[ $best != hce ]] && args+=(--net "$OUT/$v/$best")
   [[ -n $shard ]] && args+=(--shard "$shard" --shards "$shards")
   # shellcheck disable=SC2206

@@ -94,7 +94,11 @@ OUT=$(abs "$OUT")
 BIN=$(abs "$BIN")
 
 # join WORDS...: the non-empty words, space-separated.
-join() { echo "$*"; }
+join() {
+  local out=() w
+  for w in "$@"; do if [[ -n $w ]]; then out+=("$w"); fi; done
+  echo "${out[*]}"
+}
 
 declare -A ids # job name -> job id (dry run: the name)
 
@@ -148,11 +152,11 @@ for v in "${LOOP_VARIANTS[@]}"; do
       sp=$base-merge
     fi
     if [[ ! -f $d/train.done ]]; then
-      submit "$base-train" "$(join $sp $prev)" "$CPUS_TRAIN" "$TIME_TRAIN" "" train "$v" "$g"
+      submit "$base-train" "$(join "$sp" "$prev")" "$CPUS_TRAIN" "$TIME_TRAIN" "" train "$v" "$g"
       train=$base-train
     fi
     if [[ ! -f $d/best.txt ]]; then
-      submit "$base-gate" "$(join $train $prev)" "$CPUS_GATE" "$TIME_GATE" "" gate "$v" "$g"
+      submit "$base-gate" "$(join "$train" "$prev")" "$CPUS_GATE" "$TIME_GATE" "" gate "$v" "$g"
       prev=$base-gate
     fi
   done
