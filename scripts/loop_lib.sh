@@ -35,6 +35,7 @@ loop_defaults() {
   TRAIN_ARGS=${TRAIN_ARGS:-}
   SELFPLAY_ARGS=${SELFPLAY_ARGS:-}
   MATCH_ARGS=${MATCH_ARGS-"--nodes-jitter 5"}
+  ANCHOR=${ANCHOR:-1}
   LOOP_DIR=${LOOP_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
   PYTHON=${PYTHON:-python3}
   if [[ $VARIANTS == all ]]; then VARIANTS="shinobiplus shinobi gorogoroplus minishogi"; fi
@@ -224,5 +225,34 @@ step_gate() {
     fi
   fi
   loop_log "$v gen $g: $(tr '\t' ' ' <"$d/gate.txt"); best: $(cat "$d/best.txt")"
+  loop_report report "$vdir" >/dev/null
+}
+
+# step_anchor V G: the best net after generation G against generation 0 (no GSPRT, MATCH_GAMES
+# games), in OUT/V/anchor-gen-K for the best net's generation K: a direct measurement beside
+# the summed gains of the chart. Nothing to do while generation 0 is still the best.
+step_anchor() {
+  local v=$1 g=$2 vdir=$OUT/$1
+  loop_load "$v"
+  local best start
+  best=$(loop_best "$v" "$g")
+  start=$(loop_best "$v" 0)
+  [[ $best == "$start" ]] && return 0
+  local name d
+  name=$(loop_name "$best")
+  d=$vdir/anchor-$name
+  if [[ ! -f $d.done ]]; then
+    local spec=(builtin "name=$(loop_name "$start")")
+    [[ $start != hce ]] && spec=(builtin "net=$vdir/$start" "name=gen-0")
+    # shellcheck disable=SC2206
+    local extra=($MATCH_ARGS)
+    loop_log "$v: anchor match $name against $(loop_name "$start") ($MATCH_GAMES games)"
+    "$BIN/kage-selfplay" match --variant "$v" --engine builtin "net=$vdir/$best" "name=$name" \
+      --engine "${spec[@]}" --games "$MATCH_GAMES" --nodes "$MATCH_NODES" --threads "$THREADS" \
+      --seed $((SEED + 1000 + g)) --out "$d" "${extra[@]}"
+    # An interrupted match is refused here and resumed by a rerun.
+    loop_report gate "$d" >/dev/null
+    touch "$d.done"
+  fi
   loop_report report "$vdir" >/dev/null
 }

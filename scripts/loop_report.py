@@ -174,13 +174,28 @@ def cell(r, k):
     return str(v)
 
 
+def anchors(variant_dir):
+    """Direct matches of a best net against generation 0 (anchor-gen-K/summary.json)."""
+    out = []
+    for name in os.listdir(variant_dir):
+        m = re.fullmatch(r"anchor-gen-(\d+)", name)
+        s = read_json(os.path.join(variant_dir, name, "summary.json")) if m else None
+        if s and s.get("elo") and s.get("status") != "interrupted":
+            c = s["counts"]
+            out.append({"gen": int(m.group(1)), "wdl": (c["wins"], c["draws"], c["losses"]),
+                        "elo": s["elo"]["elo"], "elo95": s["elo"]["elo95"],
+                        "games": c["wins"] + c["draws"] + c["losses"],
+                        "against": s.get("engines", ["", "generation 0"])[1]})
+    return sorted(out, key=lambda a: a["gen"])
+
+
 def tsv(rs):
     lines = ["\t".join(COLUMNS)]
     lines += ["\t".join(cell(r, k) for k in COLUMNS) for r in rs]
     return "\n".join(lines) + "\n"
 
 
-def markdown(rs, title):
+def markdown(rs, title, anchored=()):
     head = ["gen", "self-play by", "games", "positions", "train window", "train loss",
             "val loss", "match W/D/L", "Elo +/- 95%", "GSPRT", "accepted", "best after",
             "minutes"]
@@ -205,11 +220,16 @@ def markdown(rs, title):
               "generations trained on and the positions per epoch left by the trainer's filters "
               "(early plies, in check, noisy best move). Chart: elo.svg.", ""]
     why = [f"- gen {r['gen']}: {r['why']}" for r in rs if r.get("why")]
+    if anchored:
+        why += ["", "The best net against generation 0 directly (no GSPRT; the chart's squares):", ""]
+        why += [f"- gen {a['gen']} vs {a['against']}: W/D/L {a['wdl'][0]}/{a['wdl'][1]}/"
+                f"{a['wdl'][2]} ({a['games']} games), Elo {a['elo']:+.1f} +/- {a['elo95']:.1f}"
+                for a in anchored]
     return "\n".join(lines + why) + "\n"
 
 
-def svg(rs, title):
-    w, h, pad_l, pad_r, pad_t, pad_b = 640, 400, 60, 20, 40, 50
+def svg(rs, title, anchored=()):
+    w, h, pad_l, pad_r, pad_t, pad_b = 640, 400, 60, 30, 40, 50
     pts = [r for r in rs if "elo" in r]
     cum, best, cum_pts = 0.0, 0.0, [(0, 0.0)]
     for r in rs:
@@ -221,7 +241,7 @@ def svg(rs, title):
             cum_pts.append((r["gen"], cum))
     gens = max([r["gen"] for r in rs] + [1])
     vals = [0.0] + [p[1] for p in cum_pts]
-    for r in pts:
+    for r in list(pts) + list(anchored):
         vals += [r["elo"] - r["elo95"], r["elo"] + r["elo95"]]
     lo, hi = min(vals), max(vals)
     lo, hi = max(lo, -1000.0), min(hi, 1000.0)
@@ -269,6 +289,12 @@ def svg(rs, title):
         o.append(f'<line x1="{cx:.1f}" y1="{y(r["elo"] - r["elo95"]):.1f}" x2="{cx:.1f}" '
                  f'y2="{y(r["elo"] + r["elo95"]):.1f}" stroke="{colour}"/>')
         o.append(f'<circle cx="{cx:.1f}" cy="{y(r["elo"]):.1f}" r="4" fill="{colour}"/>')
+    for a in anchored:
+        ax = x(a["gen"]) + 8
+        o.append(f'<line x1="{ax:.1f}" y1="{y(a["elo"] - a["elo95"]):.1f}" x2="{ax:.1f}" '
+                 f'y2="{y(a["elo"] + a["elo95"]):.1f}" stroke="#1f77b4"/>')
+        o.append(f'<rect x="{ax - 4:.1f}" y="{y(a["elo"]) - 4:.1f}" width="8" height="8" '
+                 'fill="#1f77b4"/>')
     ly = pad_t + 10
     o += [f'<line x1="{pad_l + 10}" y1="{ly}" x2="{pad_l + 30}" y2="{ly}" stroke="#1f77b4" '
           'stroke-width="2"/>',
@@ -277,8 +303,11 @@ def svg(rs, title):
           f'<circle cx="{pad_l + 20}" cy="{ly + 16}" r="4" fill="#2ca02c"/>',
           f'<text x="{pad_l + 35}" y="{ly + 20}">new net vs best, 95% interval: accepted</text>',
           f'<circle cx="{pad_l + 20}" cy="{ly + 32}" r="4" fill="#d62728"/>',
-          f'<text x="{pad_l + 35}" y="{ly + 36}">rejected</text>',
-          "</svg>"]
+          f'<text x="{pad_l + 35}" y="{ly + 36}">rejected</text>']
+    if anchored:
+        o += [f'<rect x="{pad_l + 16}" y="{ly + 44}" width="8" height="8" fill="#1f77b4"/>',
+              f'<text x="{pad_l + 35}" y="{ly + 52}">best net vs generation 0, direct match</text>']
+    o.append("</svg>")
     return "\n".join(o) + "\n"
 
 
@@ -286,10 +315,11 @@ def report(variant_dir):
     rs = rows(variant_dir)
     name = os.path.basename(os.path.normpath(variant_dir))
     title = f"kage gated loop: {name}"
-    md = markdown(rs, title)
+    anchored = anchors(variant_dir)
+    md = markdown(rs, title, anchored)
     write_atomic(os.path.join(variant_dir, "summary.tsv"), tsv(rs))
     write_atomic(os.path.join(variant_dir, "summary.md"), md)
-    write_atomic(os.path.join(variant_dir, "elo.svg"), svg(rs, title))
+    write_atomic(os.path.join(variant_dir, "elo.svg"), svg(rs, title, anchored))
     return md
 
 

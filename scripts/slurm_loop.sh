@@ -3,7 +3,8 @@
 # with `sbatch --dependency=afterok`, submitted all at once from a login node:
 #
 #   generation G:  selfplay (array of SHARDS shards) -> merge -> train -> gate (match + verdict)
-#   and selfplay, train and gate of G wait for the gate of G-1 (they use its best player).
+#   and selfplay, train and gate of G wait for the gate of G-1 (they use its best player);
+#   then (ANCHOR=1, the default) the final best net against generation 0.
 #
 #   scripts/slurm_loop.sh --dry-run       # print the job graph (names, dependencies, commands)
 #   scripts/slurm_loop.sh                 # submit it
@@ -27,7 +28,7 @@
 # OUT/<variant>/logs/<job name>-<job id>[_<task>].log.
 #
 # Inside a job the script runs one step: scripts/slurm_loop.sh --step NAME VARIANT GEN
-# (NAME: selfplay, merge, train, gate; selfplay takes its shard from SLURM_ARRAY_TASK_ID).
+# (NAME: selfplay, merge, train, gate, anchor; selfplay takes its shard from SLURM_ARRAY_TASK_ID).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -47,7 +48,7 @@ MEM=${MEM:-8G}
 SBATCH_ARGS=${SBATCH_ARGS:-}
 
 usage() {
-  echo "usage: scripts/slurm_loop.sh [--dry-run] | --step selfplay|merge|train|gate VARIANT GEN" >&2
+  echo "usage: scripts/slurm_loop.sh [--dry-run] | --step selfplay|merge|train|gate|anchor VARIANT GEN" >&2
   exit 2
 }
 
@@ -65,6 +66,7 @@ if [[ ${1:-} == --step ]]; then
     merge) step_merge "$v" "$g" "$SHARDS" ;;
     train) step_train "$v" "$g" ;;
     gate) step_gate "$v" "$g" ;;
+    anchor) step_anchor "$v" "$g" ;;
     *) usage ;;
   esac
   exit 0
@@ -160,4 +162,9 @@ for v in "${LOOP_VARIANTS[@]}"; do
       prev=$base-gate
     fi
   done
+  # The best net against generation 0 (returns at once when it has been played or when
+  # nothing was accepted).
+  if ((ANCHOR && GENERATIONS > 0)); then
+    submit "kage-$v-anchor" "$prev" "$CPUS_GATE" "$TIME_GATE" "" anchor "$v" "$GENERATIONS"
+  fi
 done

@@ -59,7 +59,7 @@ fn slurm_dry_run_prints_the_job_graph_and_skips_finished_steps() {
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(!out.exists(), "the dry run wrote {}", out.display());
     let jobs = graph(&o.stdout);
-    assert_eq!(jobs.len(), 16, "{jobs:#?}");
+    assert_eq!(jobs.len(), 18, "{jobs:#?}");
     let j = |n: &str| jobs.get(n).unwrap_or_else(|| panic!("no job {n}: {jobs:#?}"));
     for v in ["minishogi", "shinobi"] {
         let sp1 = j(&format!("kage-{v}-g1-selfplay"));
@@ -76,6 +76,8 @@ fn slurm_dry_run_prints_the_job_graph_and_skips_finished_steps() {
         assert_eq!(after("g2-train"), names(&["g2-merge", "g1-gate"]));
         assert_eq!(after("g2-gate"), names(&["g2-train", "g1-gate"]));
         assert_eq!(j(&format!("kage-{v}-g2-gate")).array, "-");
+        assert_eq!(j(&format!("kage-{v}-anchor")).after, names(&["g2-gate"]));
+        assert!(j(&format!("kage-{v}-anchor")).cmd.ends_with(&format!("--step anchor {v} 2")));
     }
 
     // Finished steps are not submitted again: minishogi's generation 1 has self-play and
@@ -97,11 +99,13 @@ fn slurm_dry_run_prints_the_job_graph_and_skips_finished_steps() {
     assert_eq!(
         names,
         [
+            "kage-minishogi-anchor",
             "kage-minishogi-g1-gate",
             "kage-minishogi-g2-gate",
             "kage-minishogi-g2-merge",
             "kage-minishogi-g2-selfplay",
             "kage-minishogi-g2-train",
+            "kage-shinobi-anchor",
             "kage-shinobi-g2-gate",
             "kage-shinobi-g2-merge",
             "kage-shinobi-g2-selfplay",
@@ -163,13 +167,14 @@ fn slurm_submission_chains_job_ids_and_records_the_settings() {
         .filter(|c| !c.trim().is_empty())
         .map(|c| c.lines().collect())
         .collect();
-    assert_eq!(calls.len(), 8);
+    assert_eq!(calls.len(), 9);
     let arg = |call: &[&str], key: &str| -> Option<String> {
         call.iter().find_map(|a| a.strip_prefix(key).map(str::to_owned))
     };
     let names: Vec<String> = calls.iter().map(|c| arg(c, "--job-name=").expect("name")).collect();
     assert_eq!(names[0], "kage-minishogi-g1-selfplay");
     assert_eq!(names[7], "kage-minishogi-g2-gate");
+    assert_eq!(names[8], "kage-minishogi-anchor");
     // Ids are 100, 101, ... in submission order.
     let id = |name: &str| 100 + names.iter().position(|n| n == name).expect("submitted");
     let dep = |name: &str| arg(&calls[id(name) - 100], "--dependency=");
