@@ -10,7 +10,9 @@
 #      end of the 95% Elo interval (Elo - half width) is above 0.
 # After each generation OUT/<variant>/summary.{tsv,md} and elo.svg are rewritten (a row per
 # generation: self-play positions, training window and loss, match W/D/L, Elo +/- 95%, GSPRT,
-# accepted, minutes); an accepted net is also copied to OUT/<variant>/best.nnue.
+# accepted, minutes); an accepted net is also copied to OUT/<variant>/best.nnue. At the end
+# (ANCHOR=1) the best net plays generation 0 directly (MATCH_GAMES games, no GSPRT), a check
+# on the chart's summed gains, which need not add up (Elo is not transitive).
 #
 #   scripts/loop.sh                                   # small default: minishogi, ~20 min, 2 cores
 #   VARIANTS=all GENERATIONS=6 GAMES=20000 scripts/loop.sh        # all four, larger
@@ -32,6 +34,7 @@
 #   a no-op when up to date; BUILD=0 skips it)
 #   NET [none] generation 0 net for one variant, or NET_<variant>=FILE per variant
 #   TRAIN_ARGS, SELFPLAY_ARGS, MATCH_ARGS [--nodes-jitter 5]: more options of each tool
+#   ANCHOR [1]: 0 skips the final match of the best net against generation 0
 # The small default is sized from this 2-core machine (HCE self-play ~1800 positions/s per
 # thread at 2000 nodes, ~330k positions per generation; training ~600k positions/s per epoch; a
 # 400-game match at 4000 nodes ~30 s with the HCE, NNUE players search ~3x fewer nodes/s). The
@@ -63,5 +66,6 @@ for v in "${LOOP_VARIANTS[@]}"; do
     step_train "$v" "$g"
     step_gate "$v" "$g"
   done
+  if ((ANCHOR && GENERATIONS > 0)); then step_anchor "$v" "$GENERATIONS"; fi
   loop_report report "$OUT/$v"
 done
