@@ -42,8 +42,8 @@
 # 7.6, 11.2 and 12.2 minutes plus the anchor match, about 33 minutes in all (on idle cores
 # it should take about half that, not measured). Generation 1 beat the HCE by +121 +/- 37
 # Elo, generation 2 beat generation 1 by +102 +/- 35, generation 3 was rejected (-24 +/- 30);
-# generation 2 against the HCE directly: +171 +/- 35 (400 games at 4000 nodes). The four variants take about four times as long (the
-# larger boards more): VARIANTS=all.
+# generation 2 against the HCE directly: +171 +/- 35 (400 games at 4000 nodes). The four
+# variants take about four times as long (the larger boards more): VARIANTS=all.
 set -euo pipefail
 
 # shellcheck source=scripts/loop_lib.sh
