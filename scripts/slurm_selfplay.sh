@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Self-play as a Slurm job array: every array task runs one shard of the same run.
+# Self-play as a Slurm job array: every array task runs one shard of the same run. (The whole
+# generation loop on Slurm, with merge, training and gating jobs: scripts/slurm_loop.sh.)
 #
 #   sbatch --array=0-15 scripts/slurm_selfplay.sh                 # 16 shards
 #   VARIANT=shinobi GAMES=200000 NODES=5000 sbatch --array=0-31 scripts/slurm_selfplay.sh

@@ -37,6 +37,9 @@ pub enum TrainError {
     /// Training cannot go on: no positions to train on, or a loss that is not finite.
     #[error("{0}")]
     NoData(String),
+    /// The network given to start from cannot be used.
+    #[error("{0}")]
+    InitNet(String),
     /// A resumed run does not match its checkpoint.
     #[error("cannot resume: {0}")]
     Resume(String),

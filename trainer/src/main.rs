@@ -192,9 +192,20 @@ struct TrainArgs {
     /// Train on what is left of data files with damaged chunks (default: refuse them).
     #[arg(long)]
     allow_damaged: bool,
-    /// Hide progress bars.
+    /// Start from this quantised network (e.g. the previous generation's net.nnue) instead of
+    /// random weights; its variant, feature set, --ft-size, --head-size and --scale must match.
+    #[arg(long, value_name = "FILE.nnue")]
+    init_net: Option<PathBuf>,
+    /// Also write the network after every epoch as epoch-NNN.nnue in the run directory.
+    #[arg(long)]
+    snapshots: bool,
+    /// Hide progress bars and progress lines.
     #[arg(long)]
     quiet: bool,
+    /// When stderr is not a terminal (logs, Slurm, nohup), print a plain progress line this
+    /// often (seconds; 0: never).
+    #[arg(long, default_value_t = 30.0)]
+    progress_secs: f64,
 }
 
 macro_rules! set {
@@ -244,6 +255,12 @@ fn resolve_config(a: &TrainArgs) -> Result<TrainConfig> {
     if a.allow_damaged {
         cfg.allow_damaged = true;
     }
+    if let Some(p) = &a.init_net {
+        cfg.init_net = Some(p.clone());
+    }
+    if a.snapshots {
+        cfg.snapshots = true;
+    }
     if a.variant.is_none() && a.config.is_none() {
         bail!("--variant is required (or give --config)");
     }
@@ -262,7 +279,13 @@ fn init_threads(n: usize) -> Result<()> {
 }
 
 fn train(a: TrainArgs) -> Result<()> {
-    let opts = RunOptions { progress: !a.quiet, stop_after: None };
+    use std::io::IsTerminal;
+    if !(a.progress_secs.is_finite() && a.progress_secs >= 0.0) {
+        bail!("--progress-secs must be a number of seconds >= 0, got {}", a.progress_secs);
+    }
+    let log_every = (!a.quiet && a.progress_secs > 0.0 && !std::io::stderr().is_terminal())
+        .then(|| std::time::Duration::from_secs_f64(a.progress_secs));
+    let opts = RunOptions { progress: !a.quiet, stop_after: None, log_every };
     let summary = if let Some(dir) = &a.resume {
         init_threads(a.threads.unwrap_or(0))?;
         kage_train::resume(dir, a.epochs, opts)

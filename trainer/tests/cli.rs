@@ -113,3 +113,55 @@ fn results_do_not_depend_on_the_thread_count() {
     assert_eq!(losses1, losses2);
     assert!(net1 == net2, "net.nnue differs between 1 and 2 threads");
 }
+
+#[test]
+fn init_net_snapshots_and_plain_progress_lines_from_the_command_line() {
+    let dir = common::temp_dir("cli-init");
+    let exe = env!("CARGO_BIN_EXE_kage-train");
+    let base = ["--variant", "minishogi", "--synthetic", "3000", "--synthetic-features", "200"];
+    let size = ["--ft-size", "8", "--head-size", "4", "--batch-size", "64"];
+    let first = dir.join("first");
+    let o = Command::new(exe)
+        .args(base)
+        .args(size)
+        .args(["--epochs", "2", "--snapshots", "--progress-secs", "0.000001"])
+        .arg("--out")
+        .arg(&first)
+        .output()
+        .expect("runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(first.join("epoch-001.nnue").is_file() && first.join("epoch-002.nnue").is_file());
+    // stderr is a pipe here: plain progress lines instead of a bar.
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("train epoch 2/2: ") && err.contains("pos/s, ETA epoch"), "{err}");
+    assert!(err.contains(", loss 0."), "{err}");
+    assert!(err.contains("epoch   2/2: train ") && err.contains(" positions), ETA 0s"), "{err}");
+
+    let next = dir.join("next");
+    let o = Command::new(exe)
+        .args(base)
+        .args(size)
+        .args(["--epochs", "1", "--quiet", "--init-net"])
+        .arg(first.join("net.nnue"))
+        .arg("--out")
+        .arg(&next)
+        .output()
+        .expect("runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.stderr.is_empty(), "--quiet printed {}", String::from_utf8_lossy(&o.stderr));
+    let config = std::fs::read_to_string(next.join("config.toml")).expect("config");
+    assert!(config.contains("init_net = "), "{config}");
+
+    let o = Command::new(exe)
+        .args(base)
+        .args(["--ft-size", "16", "--head-size", "4", "--init-net"])
+        .arg(first.join("net.nnue"))
+        .arg("--out")
+        .arg(dir.join("bad"))
+        .output()
+        .expect("runs");
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--init-net") && err.contains("--ft-size 8"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

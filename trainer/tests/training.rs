@@ -43,8 +43,10 @@ fn tiny_run_lowers_losses_and_writes_artefacts() {
         assert!(dir.join(f).is_file(), "{f} missing");
     }
     let csv = std::fs::read_to_string(dir.join(names::METRICS)).expect("metrics");
-    assert!(csv.starts_with("epoch,train_loss,val_loss,pos_per_s,lr\n"));
+    assert!(csv.starts_with("epoch,train_loss,val_loss,pos_per_s,lr,positions\n"));
     assert_eq!(csv.lines().count(), 5);
+    let last_row: Vec<&str> = csv.lines().last().expect("row").split(',').collect();
+    assert_eq!(last_row[5], last.positions.to_string());
     let svg = std::fs::read_to_string(dir.join(names::LOSS_SVG)).expect("svg");
     assert!(svg.contains("<svg") && svg.contains("polyline"));
     let info = std::fs::read_to_string(dir.join(names::RUN_INFO)).expect("run info");

@@ -68,3 +68,29 @@ pub fn quantise(params: &NetParams, info: &ExportInfo) -> Result<Network, NetErr
         NetWeights { ft_weights, ft_bias, l1_weights, l1_bias, out_weights, out_bias },
     )
 }
+
+/// The float parameters a quantised network stands for (the inverse of [`quantise`] up to its
+/// rounding: quantising the result gives back the same integer weights).
+pub fn dequantise(net: &Network) -> NetParams {
+    let hd = net.header();
+    let w = net.weights();
+    let (h, k) = (hd.ft_size as usize, hd.head_size as usize);
+    let (qa, qb, qo) = (QA as f32, QB as f32, QO as f32);
+    let mut l1_w = vec![0f32; 2 * h * k];
+    for j in 0..k {
+        for i in 0..2 * h {
+            l1_w[i * k + j] = f32::from(w.l1_weights[j * 2 * h + i]) / qb;
+        }
+    }
+    NetParams {
+        num_features: hd.num_features as usize,
+        ft_size: h,
+        head_size: k,
+        ft_w: w.ft_weights.iter().map(|&x| f32::from(x) / qa).collect(),
+        ft_b: w.ft_bias.iter().map(|&x| f32::from(x) / qa).collect(),
+        l1_w,
+        l1_b: w.l1_bias.iter().map(|&x| x as f32 / (qa * qb)).collect(),
+        out_w: w.out_weights.iter().map(|&x| f32::from(x) / qo).collect(),
+        out_b: vec![w.out_bias as f32 / (qa * qo)],
+    }
+}

@@ -4,14 +4,14 @@ use crate::training::train::EpochMetrics;
 use kage_data::svg;
 use std::fmt::Write as _;
 
-/// Metrics CSV text (header `epoch,train_loss,val_loss,pos_per_s,lr`).
+/// Metrics CSV text (header `epoch,train_loss,val_loss,pos_per_s,lr,positions`).
 pub fn metrics_csv(history: &[EpochMetrics]) -> String {
-    let mut s = String::from("epoch,train_loss,val_loss,pos_per_s,lr\n");
+    let mut s = String::from("epoch,train_loss,val_loss,pos_per_s,lr,positions\n");
     for m in history {
         let _ = writeln!(
             s,
-            "{},{:.8},{:.8},{:.1},{:.8e}",
-            m.epoch, m.train_loss, m.val_loss, m.pos_per_s, m.lr
+            "{},{:.8},{:.8},{:.1},{:.8e},{}",
+            m.epoch, m.train_loss, m.val_loss, m.pos_per_s, m.lr, m.positions
         );
     }
     s

@@ -125,6 +125,14 @@ pub struct TrainConfig {
     /// instead of refusing them. Written to the TOML only when set.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub allow_damaged: bool,
+    /// Start from this quantised network (its weights dequantised) instead of random weights.
+    /// Its variant, feature set, sizes and output scale must match the configuration.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub init_net: Option<PathBuf>,
+    /// Also write the quantised network after every epoch (`epoch-NNN.nnue` in the run
+    /// directory). Does not change the trained weights (not part of the run id).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub snapshots: bool,
 }
 
 impl Default for TrainConfig {
@@ -158,6 +166,8 @@ impl Default for TrainConfig {
             threads: 0,
             decode: DecodeMode::Fast,
             allow_damaged: false,
+            init_net: None,
+            snapshots: false,
         }
     }
 }
@@ -210,10 +220,10 @@ impl TrainConfig {
     }
 
     /// The settings that decide the trained weights: everything but the thread count (results
-    /// do not depend on it; it reads 0 here). Runs that differ only in threads share a run id
-    /// and write byte-identical checkpoints and nets.
+    /// do not depend on it; it reads 0 here) and `snapshots`. Runs that differ only in these
+    /// share a run id and write byte-identical checkpoints and nets.
     pub fn result_config(&self) -> TrainConfig {
-        TrainConfig { threads: 0, ..self.clone() }
+        TrainConfig { threads: 0, snapshots: false, ..self.clone() }
     }
 
     /// [`Self::result_config`] as TOML (what the run id hashes and the net and checkpoint

@@ -4,6 +4,8 @@
 pub mod checkpoint;
 pub mod config;
 pub mod data_identity;
+pub mod init;
 pub mod optim;
+pub mod progress;
 pub mod run;
 pub mod train;

@@ -10,12 +10,14 @@ use crate::export::{ExportInfo, quantise};
 use crate::training::checkpoint::{self, CheckpointState};
 use crate::training::config::TrainConfig;
 use crate::training::data_identity::DataIdentity;
+use crate::training::init::load_init_net;
+use crate::training::progress::{EpochProgress, ProgressLog};
 use crate::training::train::{EpochMetrics, Trainer};
 use indicatif::{ProgressBar, ProgressStyle};
 use kage_engine::util::hash::fnv1a64;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// File names inside a run directory.
 pub mod names {
@@ -31,6 +33,11 @@ pub mod names {
     pub const CHECKPOINT: &str = "checkpoint.ckpt";
     /// Final quantised network.
     pub const NET: &str = "net.nnue";
+
+    /// Snapshot of the network after 1-based epoch `epoch` (with `snapshots`).
+    pub fn snapshot(epoch: u32) -> String {
+        format!("epoch-{epoch:03}.nnue")
+    }
 }
 
 /// How to run.
@@ -40,6 +47,8 @@ pub struct RunOptions {
     pub progress: bool,
     /// Stop (without exporting) once this many epochs are done, as if interrupted.
     pub stop_after: Option<u32>,
+    /// Print a plain progress line to stderr this often (for logs, where no bar is drawn).
+    pub log_every: Option<Duration>,
 }
 
 /// Result of a run.
@@ -121,8 +130,15 @@ pub fn run(cfg: TrainConfig, dir: &Path, opts: RunOptions) -> Result<RunSummary,
         return Err(TrainError::RunExists(dir.display().to_string()));
     }
     std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    let init = match &cfg.init_net {
+        Some(path) => Some(load_init_net(path, &cfg, &space)?),
+        None => None,
+    };
     DataIdentity::of(&data_files(&cfg))?.save(dir)?;
-    let trainer = Trainer::new(cfg, space.num_features);
+    let trainer = match init {
+        Some(params) => Trainer::from_init(cfg, params),
+        None => Trainer::new(cfg, space.num_features),
+    };
     drive(trainer, &space, dir, opts)
 }
 
@@ -182,6 +198,7 @@ fn drive(
         kage_engine::nnue::FORMAT_VERSION
     );
     write(&dir.join(names::RUN_INFO), &info)?;
+    let info = RunIdentity { id: id.clone(), rev: rev.clone(), result_toml: result_toml.clone() };
     let dataset = open_dataset(&cfg, space)?;
     let mut val = load_val_files(&cfg, space)?;
     let have_val_files = !cfg.val_data.is_empty();
@@ -212,6 +229,7 @@ fn drive(
         let start = Instant::now();
         let (mut loss_sum, mut positions) = (0f64, 0u64);
         let mut held = None;
+        let mut log = opts.log_every.map(ProgressLog::new);
         for msg in loader.rx.iter() {
             match msg {
                 LoaderMsg::Batch(batch) => {
@@ -219,6 +237,16 @@ fn drive(
                     loss_sum += f64::from(loss) * batch.len() as f64;
                     positions += batch.len() as u64;
                     bar.inc(batch.len() as u64);
+                    if let Some(log) = &mut log {
+                        log.tick(&EpochProgress {
+                            epoch,
+                            epochs: cfg.epochs,
+                            positions,
+                            expected,
+                            secs: start.elapsed().as_secs_f64(),
+                            loss: loss_sum / positions as f64,
+                        });
+                    }
                 }
                 LoaderMsg::Done { val, .. } => held = Some(val),
                 LoaderMsg::Error(e) => return Err(TrainError::Loader(e)),
@@ -259,9 +287,17 @@ fn drive(
             )));
         }
         if opts.progress {
+            let left = f64::from(cfg.epochs - m.epoch) * secs;
             eprintln!(
-                "epoch {:>3}/{}: train {:.6} val {:.6} lr {:.2e} {:.0} pos/s ({} positions)",
-                m.epoch, cfg.epochs, m.train_loss, m.val_loss, m.lr, m.pos_per_s, m.positions
+                "epoch {:>3}/{}: train {:.6} val {:.6} lr {:.2e} {:.0} pos/s ({} positions), ETA {}",
+                m.epoch,
+                cfg.epochs,
+                m.train_loss,
+                m.val_loss,
+                m.lr,
+                m.pos_per_s,
+                m.positions,
+                crate::training::progress::duration(left)
             );
         }
         expected = positions;
@@ -274,21 +310,41 @@ fn drive(
         write(&dir.join(names::METRICS), &report::metrics_csv(&trainer.history))?;
         let title = format!("kage-train {} run {id} (git {rev})", space.variant);
         write(&dir.join(names::LOSS_SVG), &report::loss_svg(&trainer.history, &title))?;
+        if cfg.snapshots {
+            export(&trainer, space, &info, &dir.join(names::snapshot(epoch + 1)))?;
+        }
     }
+    let net_path = dir.join(names::NET);
+    export(&trainer, space, &info, &net_path)?;
+    Ok(RunSummary { dir: dir.to_path_buf(), history: trainer.history, net_path, run_id: id })
+}
+
+/// Quantises the trainer's weights into `path` (temp file + rename).
+fn export(
+    trainer: &Trainer,
+    space: &FeatureSpace,
+    info: &RunIdentity,
+    path: &Path,
+) -> Result<(), TrainError> {
     let net = quantise(
         &trainer.export_params(),
         &ExportInfo {
             variant: space.variant.clone(),
             feature_set_id: space.feature_set_id,
-            output_scale: cfg.scale.round().clamp(1.0, f64::from(u32::MAX)) as u32,
-            run_id: id.clone(),
-            git_revision: rev,
-            config: result_toml,
+            output_scale: trainer.cfg.scale.round().clamp(1.0, f64::from(u32::MAX)) as u32,
+            run_id: info.id.clone(),
+            git_revision: info.rev.clone(),
+            config: info.result_toml.clone(),
         },
     )?;
-    let net_path = dir.join(names::NET);
-    kage_data::atomic::write_atomic(&net_path, &net.to_bytes()).map_err(io_err(&net_path))?;
-    Ok(RunSummary { dir: dir.to_path_buf(), history: trainer.history, net_path, run_id: id })
+    kage_data::atomic::write_atomic(path, &net.to_bytes()).map_err(io_err(path))
+}
+
+/// What every network of a run records about it.
+struct RunIdentity {
+    id: String,
+    rev: String,
+    result_toml: String,
 }
 
 fn progress_bar(show: bool, epoch: u32, epochs: u32, expected: u64) -> ProgressBar {

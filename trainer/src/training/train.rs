@@ -110,6 +110,16 @@ impl Trainer {
         Trainer::from_state(cfg, params, None, 0, 0, Vec::new())
     }
 
+    /// Trainer starting from the parameters of an existing network (`--init-net`); with the
+    /// factoriser, its group rows start at zero, so the model computes that network.
+    pub fn from_init(cfg: TrainConfig, mut params: NetParams) -> Trainer {
+        if let Some(f) = factoriser(&cfg) {
+            params.ft_w.resize(f.train_features() * params.ft_size, 0.0);
+            params.num_features = f.train_features();
+        }
+        Trainer::from_state(cfg, params, None, 0, 0, Vec::new())
+    }
+
     /// Feature count of the model `cfg` trains over a feature space of `num_features`.
     pub fn model_features(cfg: &TrainConfig, num_features: usize) -> usize {
         factoriser(cfg).as_ref().map_or(num_features, Factoriser::train_features)
