@@ -71,8 +71,8 @@ play() {
 
 for nodes in $NODES; do
   if [[ $HCE == 1 ]]; then
-    for v in $VARIANTS; do play hce "$nodes" --variant "$v"; done
-    for f in $VARIANT_FILES; do play hce "$nodes" --variant-file "$f"; done
+    for v in $VARIANTS; do play hce "$nodes" --variant "$v" --eval hce; done
+    for f in $VARIANT_FILES; do play hce "$nodes" --variant-file "$f" --eval hce; done
   fi
   for pair in $NETS; do
     v=${pair%%:*} net=${pair#*:}

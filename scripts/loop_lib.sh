@@ -135,7 +135,7 @@ step_selfplay() {
   mkdir -p "$d"
   local args=(generate --variant "$v" --games "$GAMES" --nodes "$NODES" --seed $((SEED + g))
     --threads "$THREADS" --out "$d/selfplay")
-  [[ $best != hce ]] && args+=(--net "$OUT/$v/$best")
+  if [[ $best != hce ]]; then args+=(--net "$OUT/$v/$best"); else args+=(--eval hce); fi
   [[ -n $shard ]] && args+=(--shard "$shard" --shards "$shards")
   # shellcheck disable=SC2206
   args+=($SELFPLAY_ARGS)
@@ -202,7 +202,7 @@ step_gate() {
   name=$(loop_name "$best")
   if [[ ! -f $d/match.done ]]; then
     [[ -f $d/train.done ]] || { echo "loop: $d/train.done missing" >&2; return 1; }
-    local spec=(builtin "name=$name")
+    local spec=(builtin eval=hce "name=$name")
     [[ $best != hce ]] && spec=(builtin "net=$vdir/$best" "name=$name")
     # shellcheck disable=SC2206
     local extra=($MATCH_ARGS)
@@ -242,7 +242,7 @@ step_anchor() {
   name=$(loop_name "$best")
   d=$vdir/anchor-$name
   if [[ ! -f $d.done ]]; then
-    local spec=(builtin "name=$(loop_name "$start")")
+    local spec=(builtin eval=hce "name=$(loop_name "$start")")
     [[ $start != hce ]] && spec=(builtin "net=$vdir/$start" "name=gen-0")
     # shellcheck disable=SC2206
     local extra=($MATCH_ARGS)

@@ -28,7 +28,7 @@ fi
 mkdir -p "$OUT"
 for v in $VARIANTS; do
   echo "== $v: self-play ($GAMES games, $NODES nodes per move)"
-  "$BIN/kage-selfplay" generate --variant "$v" --games "$GAMES" --nodes "$NODES" \
+  "$BIN/kage-selfplay" generate --variant "$v" --games "$GAMES" --nodes "$NODES" --eval hce \
     --seed "$SEED" --threads "$THREADS" --out "$OUT/data" --quiet
   echo "== $v: tune"
   "$BIN/kage-train" tune --variant "$v" --data "$OUT/data/$v/positions.kdata" \
