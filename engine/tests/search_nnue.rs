@@ -173,7 +173,8 @@ fn a_net_too_large_for_i16_accumulators_uses_the_reference() {
 }
 
 /// `kage bench --net FILE` runs the searches with the net beside the HCE's (whose signature
-/// it does not change); a file that is not a net is one error line and exit code 2.
+/// it does not change; without --net, the shipped nets); a file that is not a net is one
+/// error line and exit code 2.
 #[test]
 fn bench_with_a_net_prints_both_speeds() {
     let v = Variant::builtin(VariantId::Minishogi);
@@ -195,7 +196,9 @@ fn bench_with_a_net_prints_both_speeds() {
         (String::from_utf8_lossy(&plain.stdout), String::from_utf8_lossy(&with.stdout));
     let hce = line(&plain, "signature ").expect("HCE signature");
     assert_eq!(line(&with, "signature "), Some(hce), "{with}");
-    assert!(line(&plain, "nnue signature ").is_none());
+    // Without --net, the shipped net (when the variant has one) runs beside the HCE.
+    let shipped = kage_engine::nnue::shipped_net(v).is_some();
+    assert_eq!(line(&plain, "nnue signature ").is_some(), shipped, "{plain}");
     assert!(line(&with, "nnue signature ").is_some_and(|n| n > 0), "{with}");
     assert!(with.lines().any(|l| l.starts_with("minishogi") && l.ends_with('%')), "{with}");
     assert_eq!(bad.status.code(), Some(2));

@@ -470,7 +470,7 @@ esac; done
         &[],
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
-    assert!(text(&o.stdout).contains("kage-hce vs fsf.sh"), "{}", text(&o.stdout));
+    assert!(text(&o.stdout).contains("kage vs fsf.sh"), "{}", text(&o.stdout));
 }
 
 #[test]

@@ -63,7 +63,7 @@ fn a_match_with_a_network() {
             .args(["--max-plies", "60", "--out"])
             .arg(&out)
             .args(["--engine", "builtin", &format!("net={}", net.display())])
-            .args(["--engine", "builtin", "hash=1"])
+            .args(["--engine", "builtin", "eval=hce", "hash=1"])
             .output()
             .unwrap()
     };
