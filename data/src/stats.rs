@@ -35,7 +35,8 @@ pub struct Share {
 }
 
 impl Share {
-    fn new(count: u64, n: u64) -> Self {
+    /// `count` of `n`, with its fraction and 95% Wilson interval.
+    pub fn new(count: u64, n: u64) -> Self {
         let (ci_low, ci_high) = wilson(count, n);
         let fraction = if n == 0 { 0.0 } else { count as f64 / n as f64 };
         Share { count, fraction, ci_low, ci_high }

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-use kage_data::stats::{Share, wilson};
+use kage_data::stats::Share;
 use kage_data::{GameRecord, GameResult, Termination};
 use serde::Serialize;
 
@@ -95,9 +95,7 @@ pub fn first_player_score(wdl: Wdl) -> Score {
 }
 
 fn share(count: u64, n: u64) -> Share {
-    let (ci_low, ci_high) = wilson(count, n);
-    let fraction = if n == 0 { 0.0 } else { count as f64 / n as f64 };
-    Share { count, fraction, ci_low, ci_high }
+    Share::new(count, n)
 }
 
 /// Results by side with their shares.
