@@ -14,6 +14,11 @@ const ENDING_COLOURS: [&str; 11] = [
     "#d35400", "#16a085", "#95a5a6",
 ];
 
+/// A chart's title, top left.
+fn title(s: &mut String, text: &str) {
+    svg::text(s, 10.0, 22.0, r#"font-size="15" font-weight="bold""#, text);
+}
+
 /// Room for labels of 12 px sans-serif text left of a chart.
 fn label_room(labels: &[String]) -> f64 {
     let chars = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
@@ -28,13 +33,7 @@ pub fn score_chart(groups: &[GroupReport]) -> String {
     let (left, width, row, top) = (label_room(&labels), 440.0, 30.0, 56.0);
     let height = top + row * groups.len() as f64 + 40.0;
     let mut s = svg::begin(left + width + 150.0, height, 12);
-    svg::text(
-        &mut s,
-        10.0,
-        22.0,
-        r#"font-size="15" font-weight="bold""#,
-        "First player's score over distinct games (95% interval)",
-    );
+    title(&mut s, "First player's score over distinct games (95% interval)");
     let x = |v: f64| left + width * v;
     let bottom = top + row * groups.len() as f64;
     for t in 0..=10 {
@@ -100,7 +99,7 @@ pub fn endings_chart(groups: &[GroupReport]) -> String {
     let (left, width, row, top) = (label_room(&labels), 440.0, 30.0, 64.0);
     let height = top + row * groups.len() as f64 + 20.0;
     let mut s = svg::begin(left + width + 40.0, height, 12);
-    svg::text(&mut s, 10.0, 22.0, r#"font-size="15" font-weight="bold""#, "How games end");
+    title(&mut s, "How games end");
     let colour = |name: &str| {
         let i = names.iter().position(|n| n == name).unwrap_or(0);
         ENDING_COLOURS[i % ENDING_COLOURS.len()]
@@ -239,13 +238,7 @@ pub fn budget_chart(groups: &[GroupReport]) -> Option<String> {
     let legend_top = top + height + 44.0;
     let total_h = legend_top + 18.0 * series.len() as f64 + 10.0;
     let mut s = svg::begin(left + width + 30.0, total_h, 12);
-    svg::text(
-        &mut s,
-        10.0,
-        22.0,
-        r#"font-size="15" font-weight="bold""#,
-        "First player's score by node budget (95% interval)",
-    );
+    title(&mut s, "First player's score by node budget (95% interval)");
     let x = |n: f64| left + width * (n.log10() - lo) / (hi - lo);
     let y = |v: f64| top + height * (1.0 - v);
     for t in 0..=10 {
