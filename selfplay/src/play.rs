@@ -138,7 +138,13 @@ pub fn play_game(
 
 /// A node budget factor in `1 +- pct/100`, uniform, from `rng`.
 pub fn jitter_scale(pct: u32, rng: &mut Xoshiro256PlusPlus) -> f64 {
-    1.0 + f64::from(pct) / 100.0 * rng.random_range(-1.0..=1.0)
+    jitter_factor(f64::from(pct) / 100.0, rng)
+}
+
+/// A node budget factor in `1 +- fraction`, uniform, from `rng` (self-play, audits and
+/// matches all jitter their node budgets with it).
+pub fn jitter_factor(fraction: f64, rng: &mut Xoshiro256PlusPlus) -> f64 {
+    1.0 + fraction * rng.random_range(-1.0..=1.0)
 }
 
 /// A random opening move: uniform among all legal moves, or among the MultiPV moves within

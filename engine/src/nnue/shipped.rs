@@ -14,7 +14,8 @@ fn parsed() -> &'static [(&'static str, Arc<Network>)] {
         SHIPPED
             .iter()
             .map(|&(name, bytes)| {
-                // The files are checked by a test (`shipped_nets_load`): a broken one cannot
+                // The files are checked by a test (`shipped_nets_load_and_fit_their_variant`): a
+                // broken one cannot
                 // be released.
                 let net = Network::load(bytes)
                     .unwrap_or_else(|e| panic!("shipped network {name}.nnue is damaged: {e}"));
@@ -32,11 +33,6 @@ pub fn shipped_net(variant: &Variant) -> Option<&'static Arc<Network>> {
         .find(|(name, _)| *name == variant.name)
         .map(|(_, net)| net)
         .filter(|net| net.check_variant(variant).is_ok())
-}
-
-/// The names of the variants that have a shipped network.
-pub fn shipped_variants() -> impl Iterator<Item = &'static str> {
-    SHIPPED.iter().map(|(name, _)| *name)
 }
 
 /// The file bytes of `variant`'s shipped network (what self-play records a hash of).
@@ -60,7 +56,7 @@ mod tests {
             let v = Variant::builtin(id);
             assert_eq!(
                 shipped_net(v).is_some(),
-                shipped_variants().any(|n| n == v.name),
+                SHIPPED.iter().any(|(n, _)| *n == v.name),
                 "{}",
                 v.name
             );

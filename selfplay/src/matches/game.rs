@@ -6,7 +6,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use kage_engine::{Color, Game};
-use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
@@ -181,8 +180,7 @@ pub fn play(
         let stm = game.position().side_to_move();
         let (limit, wait) = match s.limit {
             LimitSpec::Nodes { nodes, jitter } => {
-                let f =
-                    if jitter > 0.0 { 1.0 + jitter * rng.random_range(-1.0..=1.0) } else { 1.0 };
+                let f = if jitter > 0.0 { crate::play::jitter_factor(jitter, rng) } else { 1.0 };
                 (MoveLimit::Nodes(((nodes as f64 * f).round() as u64).max(1)), s.hang)
             }
             LimitSpec::Depth(d) => (MoveLimit::Depth(d), s.hang),
