@@ -24,8 +24,8 @@ export VARIANTS=$variant OUT=${OUT:-runs/net} ANCHOR=1
 
 best=$OUT/$variant/best.nnue
 [[ -f $best ]] || { echo "make_net: no net beat the hand-crafted evaluation in the loop" >&2; exit 1; }
-anchor=$(ls -d "$OUT/$variant"/anchor-gen-* 2>/dev/null | sort -V | tail -1)
-summary=$anchor/summary.json
+anchor=$(ls -d "$OUT/$variant"/anchor-gen-*/ 2>/dev/null | sort -V | tail -1)
+summary=${anchor%/}/summary.json
 [[ -f $summary ]] || { echo "make_net: no anchor match in $OUT/$variant" >&2; exit 1; }
 read -r elo half games < <(python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['elo']; \
 print(e['elo'], e['elo95'], e['games'])" "$summary")
