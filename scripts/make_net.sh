@@ -18,7 +18,7 @@ recipe=$here/recipes/$variant.env
 # The recipe sets defaults (`: "${NAME:=value}"` lines); the environment wins.
 # shellcheck disable=SC1090
 . "$recipe"
-export GENERATIONS GAMES NODES WINDOW EPOCHS LAMBDA TRAIN_ARGS SEED
+export GENERATIONS GAMES NODES WINDOW EPOCHS LAMBDA TRAIN_ARGS SELFPLAY_ARGS SEED
 export VARIANTS=$variant OUT=${OUT:-runs/net} ANCHOR=1
 "$here/loop.sh"
 
