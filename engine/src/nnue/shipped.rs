@@ -14,9 +14,8 @@ fn parsed() -> &'static [(&'static str, Arc<Network>)] {
         SHIPPED
             .iter()
             .map(|&(name, bytes)| {
-                // The files are checked by a test (`shipped_nets_load_and_fit_their_variant`): a
-                // broken one cannot
-                // be released.
+                // The files are checked by a test (`shipped_nets_load_and_fit_their_variant`):
+                // a broken one cannot be released.
                 let net = Network::load(bytes)
                     .unwrap_or_else(|e| panic!("shipped network {name}.nnue is damaged: {e}"));
                 (name, Arc::new(net))
