@@ -256,3 +256,58 @@ step_anchor() {
   fi
   loop_report report "$vdir" >/dev/null
 }
+
+# step_polish V G: after generation G, a net trained from the best one on the positions of
+# every generation 1..G (not only the last WINDOW), in OUT/V/polish-gen-G/: train/ (seed SEED+G, the
+# last generation's), match/ against the best (the gate's settings, seed SEED+G+1), gate.txt,
+# and when accepted best.nnue and anchor/ (against generation 0, seed SEED+1001+G).
+step_polish() {
+  local v=$1 g=$2 vdir=$OUT/$1 d=$OUT/$1/polish-gen-$2
+  loop_load "$v"
+  local best data=() k
+  best=$(loop_best "$v" "$g")
+  [[ $best == hce ]] && { loop_log "$v: polish skipped: no net beat generation 0"; return 0; }
+  mkdir -p "$d"
+  for ((k = 1; k <= g; k++)); do data+=("$vdir/gen-$k/selfplay/$v/positions.kdata"); done
+  if [[ ! -f $d/train.done ]]; then
+    loop_log "$v: polish: training on generations 1-$g from $(loop_name "$best")"
+    if [[ -f $d/train/checkpoint.ckpt ]]; then
+      loop_timed "$d" train "$BIN/kage-train" --resume "$d/train" --threads "$THREADS"
+    else
+      local args=(--variant "$v" --data "${data[@]}" --out "$d/train" --epochs "$EPOCHS"
+        --lambda "$LAMBDA" --seed $((SEED + g)) --threads "$THREADS" --init-net "$vdir/$best")
+      # shellcheck disable=SC2206
+      args+=($TRAIN_ARGS)
+      loop_timed "$d" train "$BIN/kage-train" "${args[@]}"
+    fi
+    touch "$d/train.done"
+  fi
+  # shellcheck disable=SC2206
+  local extra=($MATCH_ARGS) name
+  name=$(loop_name "$best")
+  if [[ ! -f $d/match.done ]]; then
+    loop_log "$v: polish: match against $name (GSPRT [$ELO0, $ELO1], at most $MATCH_GAMES games)"
+    loop_timed "$d" match "$BIN/kage-selfplay" match --variant "$v" \
+      --engine builtin "net=$d/train/net.nnue" name=polish --engine builtin "net=$vdir/$best" \
+      "name=$name" --games "$MATCH_GAMES" --nodes "$MATCH_NODES" --threads "$THREADS" \
+      --seed $((SEED + g + 1)) --sprt --elo0 "$ELO0" --elo1 "$ELO1" --out "$d/match" "${extra[@]}"
+    loop_report gate "$d/match" >/dev/null
+    touch "$d/match.done"
+  fi
+  [[ -f $d/gate.txt ]] || loop_write "$d/gate.txt" "$(loop_report gate "$d/match")"
+  loop_log "$v: polish: $(tr '\t' ' ' <"$d/gate.txt")"
+  [[ $(cut -f1 "$d/gate.txt") == accepted ]] || return 0
+  [[ -f $d/best.nnue ]] || loop_copy "$d/train/net.nnue" "$d/best.nnue"
+  if [[ ! -f $d/anchor.done ]]; then
+    local start spec
+    start=$(loop_best "$v" 0)
+    spec=(builtin eval=hce "name=$(loop_name "$start")")
+    [[ $start != hce ]] && spec=(builtin "net=$vdir/$start" "name=gen-0")
+    loop_log "$v: anchor match polish against $(loop_name "$start") ($MATCH_GAMES games)"
+    "$BIN/kage-selfplay" match --variant "$v" --engine builtin "net=$d/best.nnue" name=polish \
+      --engine "${spec[@]}" --games "$MATCH_GAMES" --nodes "$MATCH_NODES" --threads "$THREADS" \
+      --seed $((SEED + 1001 + g)) --out "$d/anchor" "${extra[@]}"
+    loop_report gate "$d/anchor" >/dev/null
+    touch "$d/anchor.done"
+  fi
+}

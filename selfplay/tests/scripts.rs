@@ -440,3 +440,80 @@ fn loop_runs_gates_and_resumes_without_redoing_steps() {
     assert!(last.contains(&format!("--data {} {} --out", pos(2), pos(3))), "window of 2: {last}");
     assert!(std::fs::read_to_string(v.join("summary.md")).unwrap().contains("\n| 3 | HCE | 4 |"));
 }
+
+/// The polish step (`step_polish` of `scripts/loop_lib.sh`, `POLISH=1` in `make_net.sh`):
+/// after the loop, a net trained from the best one on every generation's positions (not only
+/// the window), gated against the best; it reruns nothing once done.
+#[test]
+fn polish_trains_on_every_generation_from_the_best_and_gates() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (out, bin) = (dir.path().join("run"), dir.path().join("bin"));
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    std::os::unix::fs::symlink(KAGE_SELFPLAY, bin.join("kage-selfplay")).expect("symlink");
+    let net = dir.path().join("random.nnue");
+    let variant = kage_engine::Variant::by_name("minishogi").expect("variant");
+    std::fs::write(&net, kage_engine::nnue::random_network(variant, 3).to_bytes()).expect("net");
+    let log = dir.path().join("train.log");
+    executable(
+        &bin.join("kage-train"),
+        &format!(
+            "echo \"$*\" >> {log:?}\n\
+             while [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n\
+             mkdir -p \"$out\" && cp {net:?} \"$out/net.nnue\"\n\
+             printf 'epoch,train_loss,val_loss,pos_per_s,lr,positions\\n1,0.05,0.04,1.0,0.001,77\\n' \
+             > \"$out/metrics.csv\"\n"
+        ),
+    );
+    let bash = |script: &str| {
+        let mut c = Command::new("bash");
+        c.arg("-c").arg(script).arg("polish-test").env("OUT", &out).env("BIN", &bin);
+        for k in ["VARIANTS", "TRAIN_ARGS", "SELFPLAY_ARGS", "MATCH_ARGS", "LAMBDA"] {
+            c.env_remove(k);
+        }
+        c.env("NET", &net).env("LOOP_DIR", repo().join("scripts"));
+        let settings = [
+            ("GENERATIONS", "2"),
+            ("GAMES", "4"),
+            ("NODES", "60"),
+            ("MATCH_GAMES", "2"),
+            ("MATCH_NODES", "100"),
+            ("EPOCHS", "3"),
+            ("WINDOW", "1"),
+            ("THREADS", "2"),
+            ("SEED", "5"),
+        ];
+        c.envs(settings).output().expect("bash runs")
+    };
+    let loop_sh = repo().join("scripts/loop.sh");
+    let o = bash(&format!("bash {loop_sh:?}"));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let v = out.join("minishogi");
+    // Generation 0 is the given net, so the best after generation 2 is a net (gen-0's, or a
+    // generation's copy of the same random net): the polish starts from it.
+    let best = std::fs::read_to_string(v.join("gen-2/best.txt")).expect("best");
+    let polish = format!(
+        ". {:?}; loop_defaults; step_polish minishogi 2",
+        repo().join("scripts/loop_lib.sh")
+    );
+    let o = bash(&polish);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let calls = std::fs::read_to_string(&log).expect("train log");
+    assert_eq!(calls.lines().count(), 3, "{calls}");
+    let last = calls.lines().last().expect("the polish's call");
+    let pos = |g: u32| format!("{}/gen-{g}/selfplay/minishogi/positions.kdata", v.display());
+    // WINDOW is 1, yet the polish trains on both generations, from the best, with seed SEED+G.
+    assert!(last.contains(&format!("--data {} {} --out", pos(1), pos(2))), "{last}");
+    assert!(last.contains(&format!("--out {}/polish-gen-2/train", v.display())), "{last}");
+    assert!(last.contains(&format!("--init-net {}/{}", v.display(), best.trim())), "{last}");
+    assert!(last.contains("--seed 7"), "{last}");
+    let gate = std::fs::read_to_string(v.join("polish-gen-2/gate.txt")).expect("gate");
+    let accepted = gate.starts_with("accepted\t");
+    assert!(accepted || gate.starts_with("rejected\t"), "{gate}");
+    assert_eq!(v.join("polish-gen-2/best.nnue").is_file(), accepted);
+    assert_eq!(v.join("polish-gen-2/anchor.done").is_file(), accepted);
+    assert!(v.join("polish-gen-2/match/summary.json").is_file());
+    // Done steps are not redone.
+    let o = bash(&polish);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 3);
+}
