@@ -12,7 +12,8 @@
 #   gen-G/selfplay.done  gen-G/window.txt  gen-G/train/ (a kage-train run dir)  gen-G/train.done
 #   gen-G/match/ (kage-selfplay match dir)  gen-G/match.done  gen-G/gate.txt  gen-G/best.txt
 #   gen-G/times.tsv (seconds per step)
-# summary.tsv, summary.md and elo.svg (scripts/loop_report.py) and best.nnue at the top.
+# summary.tsv, summary.md and elo.svg (scripts/loop_report.py) and best.nnue at the top;
+# polish-gen-G/ when scripts/make_net.sh runs the optional polish step (step_polish).
 
 # Defaults of every setting (environment overrides). See scripts/loop.sh for their meaning.
 loop_defaults() {
