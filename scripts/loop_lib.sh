@@ -179,11 +179,20 @@ step_train() {
   loop_write "$d/window.txt" "gen $first-$g"
   best=$(loop_best "$v" $((g - 1)))
   loop_log "$v gen $g: training on generations $first-$g from $(loop_name "$best")"
+  loop_train_net "$d" "$v" "$best" $((SEED + g)) "${data[@]}"
+}
+
+# loop_train_net DIR V BEST SEED DATA...: kage-train into DIR/train on the DATA files, from the
+# player BEST when it is a net (resumed from its checkpoint after an interruption), then
+# DIR/train.done.
+loop_train_net() {
+  local d=$1 v=$2 best=$3 seed=$4
+  shift 4
   if [[ -f $d/train/checkpoint.ckpt ]]; then
     loop_timed "$d" train "$BIN/kage-train" --resume "$d/train" --threads "$THREADS"
   else
-    local args=(--variant "$v" --data "${data[@]}" --out "$d/train" --epochs "$EPOCHS"
-      --lambda "$LAMBDA" --seed $((SEED + g)) --threads "$THREADS")
+    local args=(--variant "$v" --data "$@" --out "$d/train" --epochs "$EPOCHS"
+      --lambda "$LAMBDA" --seed "$seed" --threads "$THREADS")
     [[ $best != hce ]] && args+=(--init-net "$OUT/$v/$best")
     # shellcheck disable=SC2206
     args+=($TRAIN_ARGS)
@@ -193,27 +202,35 @@ step_train() {
   touch "$d/train.done"
 }
 
+# loop_match DIR V NET NAME OPPONENT SEED [OPTION...]: the net NET (called NAME) against the
+# player OPPONENT ("hce" or a path under OUT/V), MATCH_GAMES games at MATCH_NODES nodes per
+# move with MATCH_ARGS and the OPTIONs, in the match directory DIR. An interrupted match has
+# no verdict: it is refused here, and a rerun resumes it.
+loop_match() {
+  local d=$1 v=$2 net=$3 name=$4 opponent=$5 seed=$6
+  shift 6
+  local spec=(builtin eval=hce "name=$(loop_name "$opponent")")
+  [[ $opponent != hce ]] && spec=(builtin "net=$OUT/$v/$opponent" "name=$(loop_name "$opponent")")
+  # shellcheck disable=SC2206
+  local extra=($MATCH_ARGS)
+  "$BIN/kage-selfplay" match --variant "$v" --engine builtin "net=$net" "name=$name" \
+    --engine "${spec[@]}" --games "$MATCH_GAMES" --nodes "$MATCH_NODES" --threads "$THREADS" \
+    --seed "$seed" "$@" --out "$d" "${extra[@]}"
+  loop_report gate "$d" >/dev/null
+}
+
 # step_gate V G: the new net against the best of G-1 (GSPRT), the verdict, the new best and
 # the summary.
 step_gate() {
   local v=$1 g=$2 d=$OUT/$1/gen-$2 vdir=$OUT/$1
   loop_load "$v"
-  local best name
+  local best
   best=$(loop_best "$v" $((g - 1)))
-  name=$(loop_name "$best")
   if [[ ! -f $d/match.done ]]; then
     [[ -f $d/train.done ]] || { echo "loop: $d/train.done missing" >&2; return 1; }
-    local spec=(builtin eval=hce "name=$name")
-    [[ $best != hce ]] && spec=(builtin "net=$vdir/$best" "name=$name")
-    # shellcheck disable=SC2206
-    local extra=($MATCH_ARGS)
-    loop_log "$v gen $g: match gen-$g against $name (GSPRT [$ELO0, $ELO1], at most $MATCH_GAMES games)"
-    loop_timed "$d" match "$BIN/kage-selfplay" match --variant "$v" \
-      --engine builtin "net=$d/train/net.nnue" "name=gen-$g" --engine "${spec[@]}" \
-      --games "$MATCH_GAMES" --nodes "$MATCH_NODES" --threads "$THREADS" --seed $((SEED + g)) \
-      --sprt --elo0 "$ELO0" --elo1 "$ELO1" --out "$d/match" "${extra[@]}"
-    # An interrupted match has no verdict: the gate refuses it, and a rerun resumes the match.
-    loop_report gate "$d/match" >/dev/null
+    loop_log "$v gen $g: match gen-$g against $(loop_name "$best") (GSPRT [$ELO0, $ELO1], at most $MATCH_GAMES games)"
+    loop_timed "$d" match loop_match "$d/match" "$v" "$d/train/net.nnue" "gen-$g" "$best" \
+      $((SEED + g)) --sprt --elo0 "$ELO0" --elo1 "$ELO1"
     touch "$d/match.done"
   fi
   [[ -f $d/gate.txt ]] || loop_write "$d/gate.txt" "$(loop_report gate "$d/match")"
@@ -243,56 +260,34 @@ step_anchor() {
   name=$(loop_name "$best")
   d=$vdir/anchor-$name
   if [[ ! -f $d.done ]]; then
-    local spec=(builtin eval=hce "name=$(loop_name "$start")")
-    [[ $start != hce ]] && spec=(builtin "net=$vdir/$start" "name=gen-0")
-    # shellcheck disable=SC2206
-    local extra=($MATCH_ARGS)
     loop_log "$v: anchor match $name against $(loop_name "$start") ($MATCH_GAMES games)"
-    "$BIN/kage-selfplay" match --variant "$v" --engine builtin "net=$vdir/$best" "name=$name" \
-      --engine "${spec[@]}" --games "$MATCH_GAMES" --nodes "$MATCH_NODES" --threads "$THREADS" \
-      --seed $((SEED + 1000 + g)) --out "$d" "${extra[@]}"
-    # An interrupted match is refused here and resumed by a rerun.
-    loop_report gate "$d" >/dev/null
+    loop_match "$d" "$v" "$vdir/$best" "$name" "$start" $((SEED + 1000 + g))
     touch "$d.done"
   fi
   loop_report report "$vdir" >/dev/null
 }
 
 # step_polish V G: after generation G, a net trained from the best one on the positions of
-# every generation 1..G (not only the last WINDOW), in OUT/V/polish-gen-G/: train/ (seed SEED+G, the
-# last generation's), match/ against the best (the gate's settings, seed SEED+G+1), gate.txt,
-# and when accepted best.nnue and anchor/ (against generation 0, seed SEED+1001+G).
+# every generation 1..G (not only the last WINDOW), in OUT/V/polish-gen-G/: train/ (seed
+# SEED+G, the last generation's), match/ against the best (the gate's settings, seed
+# SEED+G+1), gate.txt, and when accepted best.nnue and anchor/ (against generation 0, seed
+# SEED+1001+G).
 step_polish() {
-  local v=$1 g=$2 vdir=$OUT/$1 d=$OUT/$1/polish-gen-$2
+  local v=$1 g=$2 d=$OUT/$1/polish-gen-$2
   loop_load "$v"
   local best data=() k
   best=$(loop_best "$v" "$g")
   [[ $best == hce ]] && { loop_log "$v: polish skipped: no net beat generation 0"; return 0; }
   mkdir -p "$d"
-  for ((k = 1; k <= g; k++)); do data+=("$vdir/gen-$k/selfplay/$v/positions.kdata"); done
   if [[ ! -f $d/train.done ]]; then
+    for ((k = 1; k <= g; k++)); do data+=("$OUT/$v/gen-$k/selfplay/$v/positions.kdata"); done
     loop_log "$v: polish: training on generations 1-$g from $(loop_name "$best")"
-    if [[ -f $d/train/checkpoint.ckpt ]]; then
-      loop_timed "$d" train "$BIN/kage-train" --resume "$d/train" --threads "$THREADS"
-    else
-      local args=(--variant "$v" --data "${data[@]}" --out "$d/train" --epochs "$EPOCHS"
-        --lambda "$LAMBDA" --seed $((SEED + g)) --threads "$THREADS" --init-net "$vdir/$best")
-      # shellcheck disable=SC2206
-      args+=($TRAIN_ARGS)
-      loop_timed "$d" train "$BIN/kage-train" "${args[@]}"
-    fi
-    touch "$d/train.done"
+    loop_train_net "$d" "$v" "$best" $((SEED + g)) "${data[@]}"
   fi
-  # shellcheck disable=SC2206
-  local extra=($MATCH_ARGS) name
-  name=$(loop_name "$best")
   if [[ ! -f $d/match.done ]]; then
-    loop_log "$v: polish: match against $name (GSPRT [$ELO0, $ELO1], at most $MATCH_GAMES games)"
-    loop_timed "$d" match "$BIN/kage-selfplay" match --variant "$v" \
-      --engine builtin "net=$d/train/net.nnue" name=polish --engine builtin "net=$vdir/$best" \
-      "name=$name" --games "$MATCH_GAMES" --nodes "$MATCH_NODES" --threads "$THREADS" \
-      --seed $((SEED + g + 1)) --sprt --elo0 "$ELO0" --elo1 "$ELO1" --out "$d/match" "${extra[@]}"
-    loop_report gate "$d/match" >/dev/null
+    loop_log "$v: polish: match against $(loop_name "$best") (GSPRT [$ELO0, $ELO1], at most $MATCH_GAMES games)"
+    loop_timed "$d" match loop_match "$d/match" "$v" "$d/train/net.nnue" polish "$best" \
+      $((SEED + g + 1)) --sprt --elo0 "$ELO0" --elo1 "$ELO1"
     touch "$d/match.done"
   fi
   [[ -f $d/gate.txt ]] || loop_write "$d/gate.txt" "$(loop_report gate "$d/match")"
@@ -300,15 +295,10 @@ step_polish() {
   [[ $(cut -f1 "$d/gate.txt") == accepted ]] || return 0
   [[ -f $d/best.nnue ]] || loop_copy "$d/train/net.nnue" "$d/best.nnue"
   if [[ ! -f $d/anchor.done ]]; then
-    local start spec
+    local start
     start=$(loop_best "$v" 0)
-    spec=(builtin eval=hce "name=$(loop_name "$start")")
-    [[ $start != hce ]] && spec=(builtin "net=$vdir/$start" "name=gen-0")
     loop_log "$v: anchor match polish against $(loop_name "$start") ($MATCH_GAMES games)"
-    "$BIN/kage-selfplay" match --variant "$v" --engine builtin "net=$d/best.nnue" name=polish \
-      --engine "${spec[@]}" --games "$MATCH_GAMES" --nodes "$MATCH_NODES" --threads "$THREADS" \
-      --seed $((SEED + 1001 + g)) --out "$d/anchor" "${extra[@]}"
-    loop_report gate "$d/anchor" >/dev/null
+    loop_match "$d/anchor" "$v" "$d/best.nnue" polish "$start" $((SEED + 1001 + g))
     touch "$d/anchor.done"
   fi
 }

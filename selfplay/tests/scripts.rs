@@ -343,18 +343,24 @@ fn gate_and_summary_of_a_real_match() {
     assert!(svg.starts_with("<svg") && svg.contains("<circle") && svg.contains("polyline"));
 }
 
-/// `scripts/loop.sh` with the real `kage-selfplay` and a stand-in `kage-train` that logs its
-/// arguments and writes a small random network.
-#[test]
-fn loop_runs_gates_and_resumes_without_redoing_steps() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let (out, bin) = (dir.path().join("run"), dir.path().join("bin"));
+/// The loop scripts' tools in `DIR/bin`: the real `kage-selfplay` and a stand-in `kage-train`
+/// that appends its arguments to `DIR/train.log` and writes a small random minishogi network
+/// (`DIR/random.nnue`); the run directory is `DIR/run`.
+struct StandIns {
+    out: PathBuf,
+    bin: PathBuf,
+    net: PathBuf,
+    log: PathBuf,
+}
+
+fn stand_ins(dir: &Path) -> StandIns {
+    let (out, bin) = (dir.join("run"), dir.join("bin"));
     std::fs::create_dir_all(&bin).expect("mkdir");
     std::os::unix::fs::symlink(KAGE_SELFPLAY, bin.join("kage-selfplay")).expect("symlink");
-    let net = dir.path().join("random.nnue");
+    let net = dir.join("random.nnue");
     let variant = kage_engine::Variant::by_name("minishogi").expect("variant");
     std::fs::write(&net, kage_engine::nnue::random_network(variant, 3).to_bytes()).expect("net");
-    let log = dir.path().join("train.log");
+    let log = dir.join("train.log");
     executable(
         &bin.join("kage-train"),
         &format!(
@@ -365,6 +371,15 @@ fn loop_runs_gates_and_resumes_without_redoing_steps() {
              > \"$out/metrics.csv\"\n"
         ),
     );
+    StandIns { out, bin, net, log }
+}
+
+/// `scripts/loop.sh` with the real `kage-selfplay` and a stand-in `kage-train` that logs its
+/// arguments and writes a small random network.
+#[test]
+fn loop_runs_gates_and_resumes_without_redoing_steps() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let StandIns { out, bin, log, .. } = stand_ins(dir.path());
     let run = |extra: &[(&str, &str)]| {
         let mut c = Command::new("bash");
         c.arg(repo().join("scripts/loop.sh")).env("OUT", &out).env("BIN", &bin);
@@ -447,23 +462,7 @@ fn loop_runs_gates_and_resumes_without_redoing_steps() {
 #[test]
 fn polish_trains_on_every_generation_from_the_best_and_gates() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let (out, bin) = (dir.path().join("run"), dir.path().join("bin"));
-    std::fs::create_dir_all(&bin).expect("mkdir");
-    std::os::unix::fs::symlink(KAGE_SELFPLAY, bin.join("kage-selfplay")).expect("symlink");
-    let net = dir.path().join("random.nnue");
-    let variant = kage_engine::Variant::by_name("minishogi").expect("variant");
-    std::fs::write(&net, kage_engine::nnue::random_network(variant, 3).to_bytes()).expect("net");
-    let log = dir.path().join("train.log");
-    executable(
-        &bin.join("kage-train"),
-        &format!(
-            "echo \"$*\" >> {log:?}\n\
-             while [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n\
-             mkdir -p \"$out\" && cp {net:?} \"$out/net.nnue\"\n\
-             printf 'epoch,train_loss,val_loss,pos_per_s,lr,positions\\n1,0.05,0.04,1.0,0.001,77\\n' \
-             > \"$out/metrics.csv\"\n"
-        ),
-    );
+    let StandIns { out, bin, net, log } = stand_ins(dir.path());
     let bash = |script: &str| {
         let mut c = Command::new("bash");
         c.arg("-c").arg(script).arg("polish-test").env("OUT", &out).env("BIN", &bin);
