@@ -3,7 +3,7 @@
 # variant's settings from scripts/recipes/<variant>.env, then the best net against the
 # hand-crafted evaluation (the loop's anchor match) and, with INSTALL=1, the net copied to
 # engine/nets/<variant>.nnue when the lower end of that match's 95% Elo interval is above 0.
-# With POLISH=1 (a recipe setting) a last step follows the loop: a net trained from the best
+# With POLISH=1 (a recipe setting) a last step follows the loop: a net trained from scratch
 # on the positions of every generation (not only the loop's WINDOW), kept when it beats the
 # best in the loop's gate match (OUT/<variant>/polish-gen-G/, step_polish in loop_lib.sh).
 # Same SEED => same games and the same net, whatever THREADS is. Resumable like the loop:

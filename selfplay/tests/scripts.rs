@@ -457,10 +457,10 @@ fn loop_runs_gates_and_resumes_without_redoing_steps() {
 }
 
 /// The polish step (`step_polish` of `scripts/loop_lib.sh`, `POLISH=1` in `make_net.sh`):
-/// after the loop, a net trained from the best one on every generation's positions (not only
-/// the window), gated against the best; it reruns nothing once done.
+/// after the loop, a net trained from scratch on every generation's positions (not only the
+/// window), gated against the best; it reruns nothing once done.
 #[test]
-fn polish_trains_on_every_generation_from_the_best_and_gates() {
+fn polish_trains_on_every_generation_from_scratch_and_gates() {
     let dir = tempfile::tempdir().expect("temp dir");
     let StandIns { out, bin, net, log } = stand_ins(dir.path());
     let bash = |script: &str| {
@@ -488,7 +488,8 @@ fn polish_trains_on_every_generation_from_the_best_and_gates() {
     assert!(o.status.success(), "{}", text(&o.stderr));
     let v = out.join("minishogi");
     // Generation 0 is the given net, so the best after generation 2 is a net (gen-0's, or a
-    // generation's copy of the same random net): the polish starts from it.
+    // generation's copy of the same random net): the generations' training starts from it,
+    // the polish does not.
     let best = std::fs::read_to_string(v.join("gen-2/best.txt")).expect("best");
     let polish = format!(
         ". {:?}; loop_defaults; step_polish minishogi 2",
@@ -500,10 +501,13 @@ fn polish_trains_on_every_generation_from_the_best_and_gates() {
     assert_eq!(calls.lines().count(), 3, "{calls}");
     let last = calls.lines().last().expect("the polish's call");
     let pos = |g: u32| format!("{}/gen-{g}/selfplay/minishogi/positions.kdata", v.display());
-    // WINDOW is 1, yet the polish trains on both generations, from the best, with seed SEED+G.
+    // WINDOW is 1, yet the polish trains on both generations, from scratch, with seed SEED+G.
     assert!(last.contains(&format!("--data {} {} --out", pos(1), pos(2))), "{last}");
     assert!(last.contains(&format!("--out {}/polish-gen-2/train", v.display())), "{last}");
-    assert!(last.contains(&format!("--init-net {}/{}", v.display(), best.trim())), "{last}");
+    assert!(!last.contains("--init-net"), "{last}");
+    let second = calls.lines().nth(1).expect("generation 2's call");
+    assert!(second.contains(&format!("--init-net {}/", v.display())), "{second}");
+    assert!(!best.trim().is_empty());
     assert!(last.contains("--seed 7"), "{last}");
     let gate = std::fs::read_to_string(v.join("polish-gen-2/gate.txt")).expect("gate");
     let accepted = gate.starts_with("accepted\t");
