@@ -325,7 +325,11 @@ impl<'a> Ctx<'a> {
             let mut child = pos.clone();
             child.play(m);
             let gives_check = child.in_check();
-            let ext = i32::from(gives_check && pv_node && (ply as i32) < 2 * self.root_depth);
+            // Check extension: at PV nodes, elsewhere when the check does not lose material
+            // (drop mates are long chains of checks that reductions would cut short).
+            let ext = i32::from(
+                gives_check && (ply as i32) < 2 * self.root_depth && (pv_node || see_ge(pos, m, 0)),
+            );
             self.push(&child);
             self.enter(pos, &child);
             let score = if searched == 0 {
