@@ -183,8 +183,8 @@ step_train() {
 }
 
 # loop_train_net DIR V BEST SEED DATA...: kage-train into DIR/train on the DATA files, from the
-# player BEST when it is a net (resumed from its checkpoint after an interruption), then
-# DIR/train.done.
+# player BEST when it is a net (BEST "hce": from scratch; resumed from its checkpoint after an
+# interruption), then DIR/train.done.
 loop_train_net() {
   local d=$1 v=$2 best=$3 seed=$4
   shift 4

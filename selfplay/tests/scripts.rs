@@ -374,29 +374,39 @@ fn stand_ins(dir: &Path) -> StandIns {
     StandIns { out, bin, net, log }
 }
 
-/// `scripts/loop.sh` with the real `kage-selfplay` and a stand-in `kage-train` that logs its
-/// arguments and writes a small random network.
-#[test]
-fn loop_runs_gates_and_resumes_without_redoing_steps() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let StandIns { out, bin, log, .. } = stand_ins(dir.path());
-    let run = |extra: &[(&str, &str)]| {
+impl StandIns {
+    /// `bash` with the stand-in tools (`OUT`, `BIN`), none of the loop's optional settings
+    /// from the caller's environment, and a tiny two-generation run (4 games, 2-game gates).
+    fn bash(&self) -> Command {
         let mut c = Command::new("bash");
-        c.arg(repo().join("scripts/loop.sh")).env("OUT", &out).env("BIN", &bin);
+        c.env("OUT", &self.out).env("BIN", &self.bin);
         for k in ["VARIANTS", "NET", "TRAIN_ARGS", "SELFPLAY_ARGS", "MATCH_ARGS", "LAMBDA"] {
             c.env_remove(k);
         }
-        let settings = [
+        c.envs([
             ("GENERATIONS", "2"),
             ("GAMES", "4"),
             ("NODES", "60"),
             ("MATCH_GAMES", "2"),
             ("MATCH_NODES", "100"),
             ("EPOCHS", "3"),
-            ("WINDOW", "2"),
             ("THREADS", "2"),
-        ];
-        c.envs(settings).envs(extra.iter().copied()).output().expect("bash runs")
+        ]);
+        c
+    }
+}
+
+/// `scripts/loop.sh` with the real `kage-selfplay` and a stand-in `kage-train` that logs its
+/// arguments and writes a small random network.
+#[test]
+fn loop_runs_gates_and_resumes_without_redoing_steps() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tools = stand_ins(dir.path());
+    let (out, log) = (tools.out.clone(), tools.log.clone());
+    let run = |extra: &[(&str, &str)]| {
+        let mut c = tools.bash();
+        c.arg(repo().join("scripts/loop.sh")).env("WINDOW", "2");
+        c.envs(extra.iter().copied()).output().expect("bash runs")
     };
     let o = run(&[]);
     assert!(o.status.success(), "{}", text(&o.stderr));
@@ -462,35 +472,21 @@ fn loop_runs_gates_and_resumes_without_redoing_steps() {
 #[test]
 fn polish_trains_on_every_generation_from_scratch_and_gates() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let StandIns { out, bin, net, log } = stand_ins(dir.path());
+    let tools = stand_ins(dir.path());
+    let (out, log) = (tools.out.clone(), tools.log.clone());
     let bash = |script: &str| {
-        let mut c = Command::new("bash");
-        c.arg("-c").arg(script).arg("polish-test").env("OUT", &out).env("BIN", &bin);
-        for k in ["VARIANTS", "TRAIN_ARGS", "SELFPLAY_ARGS", "MATCH_ARGS", "LAMBDA"] {
-            c.env_remove(k);
-        }
-        c.env("NET", &net).env("LOOP_DIR", repo().join("scripts"));
-        let settings = [
-            ("GENERATIONS", "2"),
-            ("GAMES", "4"),
-            ("NODES", "60"),
-            ("MATCH_GAMES", "2"),
-            ("MATCH_NODES", "100"),
-            ("EPOCHS", "3"),
-            ("WINDOW", "1"),
-            ("THREADS", "2"),
-            ("SEED", "5"),
-        ];
-        c.envs(settings).output().expect("bash runs")
+        let mut c = tools.bash();
+        c.arg("-c").arg(script).arg("polish-test");
+        c.env("NET", &tools.net).env("LOOP_DIR", repo().join("scripts"));
+        c.envs([("WINDOW", "1"), ("SEED", "5")]).output().expect("bash runs")
     };
     let loop_sh = repo().join("scripts/loop.sh");
     let o = bash(&format!("bash {loop_sh:?}"));
     assert!(o.status.success(), "{}", text(&o.stderr));
     let v = out.join("minishogi");
-    // Generation 0 is the given net, so the best after generation 2 is a net (gen-0's, or a
-    // generation's copy of the same random net): the generations' training starts from it,
-    // the polish does not.
-    let best = std::fs::read_to_string(v.join("gen-2/best.txt")).expect("best");
+    // Generation 0 is the given net, so the best after generation 1 is a net (gen-0's, or
+    // generation 1's): generation 2's training starts from it, the polish does not.
+    let best = std::fs::read_to_string(v.join("gen-1/best.txt")).expect("best");
     let polish = format!(
         ". {:?}; loop_defaults; step_polish minishogi 2",
         repo().join("scripts/loop_lib.sh")
@@ -506,8 +502,7 @@ fn polish_trains_on_every_generation_from_scratch_and_gates() {
     assert!(last.contains(&format!("--out {}/polish-gen-2/train", v.display())), "{last}");
     assert!(!last.contains("--init-net"), "{last}");
     let second = calls.lines().nth(1).expect("generation 2's call");
-    assert!(second.contains(&format!("--init-net {}/", v.display())), "{second}");
-    assert!(!best.trim().is_empty());
+    assert!(second.contains(&format!("--init-net {}/{}", v.display(), best.trim())), "{second}");
     assert!(last.contains("--seed 7"), "{last}");
     let gate = std::fs::read_to_string(v.join("polish-gen-2/gate.txt")).expect("gate");
     let accepted = gate.starts_with("accepted\t");
