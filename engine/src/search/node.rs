@@ -4,7 +4,7 @@ use super::end_scores::{outcome_score, tree_repetition_draw};
 use super::ordering::{MAX_PLY, Ordering, SCORE_KILLER};
 use super::params::*;
 use super::see::see_ge;
-use super::tactical::{campmate_in_one, tactical_moves};
+use super::tactical::{campmate_in_one, drop_mate_in_one, quiet_checks, tactical_moves};
 use super::tt::{Bound, Tt};
 use super::{INFINITE, Limits, MATE, MATE_BOUND};
 use crate::eval::Hce;
@@ -246,7 +246,7 @@ impl<'a> Ctx<'a> {
             return s;
         }
         if depth <= 0 {
-            return self.qsearch(pos, alpha, beta, ply, last, 0);
+            return self.qsearch(pos, alpha, beta, ply, last, 0, true);
         }
         self.nodes += 1;
         if self.check_abort() {
@@ -474,12 +474,14 @@ impl<'a> Ctx<'a> {
         child.play(m);
         let q = if evasion || child.in_check() { qdepth + 1 } else { qdepth };
         self.enter(pos, &child);
-        let s = -self.qsearch(&child, -beta, -alpha, ply + 1, m, q);
+        let s = -self.qsearch(&child, -beta, -alpha, ply + 1, m, q, false);
         self.leave();
         s
     }
 
-    /// Quiescence: captures and valuable promotions; all evasions when in check.
+    /// Quiescence: captures and valuable promotions; all evasions when in check; at the
+    /// first quiescence ply (`checks`), quiet checks that do not lose material too.
+    #[allow(clippy::too_many_arguments)]
     pub fn qsearch(
         &mut self,
         pos: &Position,
@@ -488,6 +490,7 @@ impl<'a> Ctx<'a> {
         ply: usize,
         last: Move,
         qdepth: usize,
+        checks: bool,
     ) -> i32 {
         self.nodes += 1;
         self.pv_len[ply] = 0;
@@ -563,6 +566,11 @@ impl<'a> Ctx<'a> {
                 }
                 return stand;
             }
+            // A drop mate one move past the horizon (quiescence has no quiet moves).
+            if drop_mate_in_one(pos) {
+                self.put_frame(ply, f);
+                return MATE - ply as i32 - 1;
+            }
             alpha = alpha.max(stand);
             best = stand;
             f.tactical.clear();
@@ -585,6 +593,22 @@ impl<'a> Ctx<'a> {
                 let s = self.qsearch_child(pos, m, alpha, beta, ply, qdepth, false);
                 if self.aborted || raise(s, m, &mut best, &mut alpha, &mut best_move, beta) {
                     break;
+                }
+            }
+            // Quiet checks (drops above all) that do not lose material: an attack one move
+            // past the horizon.
+            if checks && best < beta && !self.aborted {
+                f.quiets.clear();
+                quiet_checks(pos, &mut f.quiets);
+                for i in 0..f.quiets.len() {
+                    let m = f.quiets[i];
+                    if f.tactical.contains(&m) || !see_ge(pos, m, 0) {
+                        continue;
+                    }
+                    let s = self.qsearch_child(pos, m, alpha, beta, ply, qdepth, false);
+                    if self.aborted || raise(s, m, &mut best, &mut alpha, &mut best_move, beta) {
+                        break;
+                    }
                 }
             }
         }

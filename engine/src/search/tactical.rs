@@ -102,6 +102,125 @@ pub fn campmate_in_one(pos: &Position) -> bool {
     bits(targets).any(|to| !pos.is_attacked(to, !us, occ_nk))
 }
 
+/// Whether the side to move (not in check) mates at once with a drop: a checking drop after
+/// which the opponent has no legal move. Drops whose mate loses (pawn-drop mate) are skipped.
+/// Quiescence searches captures only, so this is how it sees a drop mate one move past the
+/// horizon.
+#[inline]
+pub fn drop_mate_in_one(pos: &Position) -> bool {
+    let v = pos.variant();
+    if v.hand_kinds.is_empty() {
+        return false;
+    }
+    let us = pos.side_to_move();
+    let them = !us;
+    let ksq = pos.king_square(them);
+    if ksq as usize >= crate::types::MAX_SQUARES {
+        return false;
+    }
+    let occ = pos.occupied();
+    let empty = v.board & !occ;
+    for &k in &v.hand_kinds {
+        let info = v.kind(k);
+        if pos.hand(us, k) == 0 || info.drop_mate_loses {
+            continue;
+        }
+        // The squares from which a piece of ours attacks the king are those that the same
+        // kind of theirs on the king's square attacks.
+        let mut t = v.attacks(them, k, ksq, occ) & empty & v.drop_targets(us, k);
+        if info.nifu {
+            for f in bits(pos.pieces(us, k)) {
+                t &= !v.file_masks[(f % v.width) as usize];
+            }
+        }
+        for to in bits(t) {
+            let mut c = pos.clone();
+            c.play(Move::drop(k, to));
+            if c.in_check() && c.count_legal() == 0 {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Appends the legal quiet moves (no capture) that give direct check: drops onto the
+/// checking squares and board moves (promotions and double steps included) of pieces other
+/// than the king. Discovered checks are not looked for. Requires `!pos.in_check()`.
+pub fn quiet_checks(pos: &Position, out: &mut Vec<Move>) {
+    debug_assert!(!pos.in_check());
+    if pos.flag_reached() {
+        return;
+    }
+    let v = pos.variant();
+    let us = pos.side_to_move();
+    let them = !us;
+    let ksq = pos.king_square(them);
+    let our_ksq = pos.king_square(us);
+    if ksq as usize >= crate::types::MAX_SQUARES || our_ksq as usize >= crate::types::MAX_SQUARES {
+        return;
+    }
+    let occ = pos.occupied();
+    let empty = v.board & !occ;
+    for &k in &v.hand_kinds {
+        if pos.hand(us, k) == 0 {
+            continue;
+        }
+        // The squares from which a piece of ours attacks the king are those that the same
+        // kind of theirs on the king's square attacks.
+        let mut t = v.attacks(them, k, ksq, occ) & empty & v.drop_targets(us, k);
+        if v.kind(k).nifu {
+            for f in bits(pos.pieces(us, k)) {
+                t &= !v.file_masks[(f % v.width) as usize];
+            }
+        }
+        for to in bits(t) {
+            out.push(Move::drop(k, to));
+        }
+    }
+    let pinned = pos.pinned(us);
+    for from in bits(pos.pieces_of(us) & !(1u64 << our_ksq)) {
+        let Some(p) = pos.piece_on(from) else { continue };
+        let k = p.kind;
+        let info = v.kind(k);
+        let slides = info.slides[us];
+        let mut t = v.leap_both(us, k, from) | v.leap_quiet(us, k, from);
+        if slides != 0 {
+            t |= v.slide_attacks(slides, from, occ);
+        }
+        if v.double_step_kinds & (1 << k.index()) != 0
+            && let Some(ds) = v.double_step(us, k, from)
+            && occ & ((1u64 << ((from + ds) / 2)) | (1u64 << ds)) == 0
+        {
+            t |= 1u64 << ds;
+        }
+        t &= empty;
+        if pinned & (1u64 << from) != 0 {
+            t &= v.line(our_ksq, from);
+        }
+        if t == 0 {
+            continue;
+        }
+        let zone = if info.promotes_to.is_some() { v.promotion_zone[us] } else { 0 };
+        let promo_t = if zone & (1u64 << from) != 0 { t } else { t & zone };
+        let immobile = if v.immobility_illegal { v.immobile(us, k) } else { 0 };
+        let mut plain = t;
+        if promo_t != 0 && v.mandatory_promotion {
+            plain &= !promo_t;
+        }
+        plain &= !immobile;
+        let occ_after = occ ^ (1u64 << from);
+        for to in bits(plain & v.attacks(them, k, ksq, occ_after)) {
+            out.push(Move::new(from, to, MoveKind::Normal));
+        }
+        if let Some(pk) = info.promotes_to {
+            for to in bits(promo_t & v.attacks(them, pk, ksq, occ_after)) {
+                out.push(Move::new(from, to, MoveKind::Promotion));
+            }
+        }
+    }
+}
+
 /// The value of the piece a move captures (0 for none), and the kind it leaves behind.
 #[inline]
 pub fn victim_value(pos: &Position, m: Move) -> i32 {
@@ -131,7 +250,7 @@ mod tests {
     #[test]
     fn tactical_moves_are_legal_captures() {
         let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/reference");
-        let (mut checked, mut en_passant) = (0, 0);
+        let (mut checked, mut en_passant, mut drop_mates, mut quiet_checks_seen) = (0, 0, 0, 0);
         for id in VariantId::ALL {
             let v = Variant::builtin(id);
             let path = dir.join(format!("perft_{}.jsonl", id.name()));
@@ -169,10 +288,40 @@ mod tests {
                     c.flag_reached()
                 });
                 assert_eq!(camp, campmate_in_one(&pos), "{fen}");
+                let drop_mate = legal.as_slice().iter().any(|&m| {
+                    let mut c = pos.clone();
+                    c.play(m);
+                    m.is_drop()
+                        && !v.kind(m.drop_kind()).drop_mate_loses
+                        && c.in_check()
+                        && c.count_legal() == 0
+                });
+                drop_mates += usize::from(drop_mate);
+                assert_eq!(drop_mate, drop_mate_in_one(&pos), "{fen}");
+                let mut direct: Vec<Move> = legal
+                    .as_slice()
+                    .iter()
+                    .copied()
+                    .filter(|&m| {
+                        matches!(m.kind(), MoveKind::Normal | MoveKind::Promotion | MoveKind::Drop)
+                            && pos.captured(m).is_none()
+                            && (m.is_drop()
+                                || pos.piece_on(m.from().0).map(|p| p.kind) != Some(v.king))
+                            && pos.gives_check(m, 0)
+                    })
+                    .collect();
+                let mut qc = Vec::new();
+                quiet_checks(&pos, &mut qc);
+                direct.sort_by_key(|m| m.0);
+                qc.sort_by_key(|m| m.0);
+                quiet_checks_seen += direct.len();
+                assert_eq!(direct, qc, "{fen}: quiet checks");
                 checked += 1;
             }
         }
         assert!(checked > 100);
         assert!(en_passant > 0, "no en-passant capture among the positions checked");
+        assert!(drop_mates > 0, "no drop mate among the positions checked");
+        assert!(quiet_checks_seen > 100, "too few quiet checks among the positions checked");
     }
 }
