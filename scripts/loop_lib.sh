@@ -269,7 +269,7 @@ step_anchor() {
 
 # step_polish V G: after generation G, a net trained from scratch (no starting net) on the
 # positions of every generation 1..G (not only the last WINDOW), in OUT/V/polish-gen-G/: train/ (seed
-# SEED+G, the last generation's), match/ against the best (the gate's settings, seed
+# SEED+G, the last generation's; lambda POLISH_LAMBDA, by default the loop's LAMBDA), match/ against the best (the gate's settings, seed
 # SEED+G+1), gate.txt, and when accepted best.nnue and anchor/ (against generation 0, seed
 # SEED+1001+G).
 step_polish() {
@@ -281,8 +281,9 @@ step_polish() {
   mkdir -p "$d"
   if [[ ! -f $d/train.done ]]; then
     for ((k = 1; k <= g; k++)); do data+=("$OUT/$v/gen-$k/selfplay/$v/positions.kdata"); done
-    loop_log "$v: polish: training on generations 1-$g from scratch"
-    loop_train_net "$d" "$v" hce $((SEED + g)) "${data[@]}"
+    local lambda=${POLISH_LAMBDA:-$LAMBDA}
+    loop_log "$v: polish: training on generations 1-$g from scratch (lambda $lambda)"
+    LAMBDA=$lambda loop_train_net "$d" "$v" hce $((SEED + g)) "${data[@]}"
   fi
   if [[ ! -f $d/match.done ]]; then
     loop_log "$v: polish: match against $(loop_name "$best") (GSPRT [$ELO0, $ELO1], at most $MATCH_GAMES games)"

@@ -468,7 +468,8 @@ fn loop_runs_gates_and_resumes_without_redoing_steps() {
 
 /// The polish step (`step_polish` of `scripts/loop_lib.sh`, `POLISH=1` in `make_net.sh`):
 /// after the loop, a net trained from scratch on every generation's positions (not only the
-/// window), gated against the best; it reruns nothing once done.
+/// window), with its own target mix when POLISH_LAMBDA is set, gated against the best; it
+/// reruns nothing once done.
 #[test]
 fn polish_trains_on_every_generation_from_scratch_and_gates() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -488,7 +489,7 @@ fn polish_trains_on_every_generation_from_scratch_and_gates() {
     // generation 1's): generation 2's training starts from it, the polish does not.
     let best = std::fs::read_to_string(v.join("gen-1/best.txt")).expect("best");
     let polish = format!(
-        ". {:?}; loop_defaults; step_polish minishogi 2",
+        "POLISH_LAMBDA=0.5; . {:?}; loop_defaults; step_polish minishogi 2",
         repo().join("scripts/loop_lib.sh")
     );
     let o = bash(&polish);
@@ -504,6 +505,9 @@ fn polish_trains_on_every_generation_from_scratch_and_gates() {
     let second = calls.lines().nth(1).expect("generation 2's call");
     assert!(second.contains(&format!("--init-net {}/{}", v.display(), best.trim())), "{second}");
     assert!(last.contains("--seed 7"), "{last}");
+    // The polish's own target mix (POLISH_LAMBDA); the loop's generations keep LAMBDA.
+    assert!(last.contains("--lambda 0.5 "), "{last}");
+    assert!(second.contains("--lambda 0.75 "), "{second}");
     let gate = std::fs::read_to_string(v.join("polish-gen-2/gate.txt")).expect("gate");
     let accepted = gate.starts_with("accepted\t");
     assert!(accepted || gate.starts_with("rejected\t"), "{gate}");
