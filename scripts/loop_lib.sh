@@ -269,7 +269,8 @@ step_anchor() {
 
 # step_polish V G: after generation G, a net trained from scratch (no starting net) on the
 # positions of every generation 1..G (not only the last WINDOW), in OUT/V/polish-gen-G/: train/ (seed
-# SEED+G, the last generation's; lambda POLISH_LAMBDA, by default the loop's LAMBDA), match/ against the best (the gate's settings, seed
+# SEED+G, the last generation's; lambda POLISH_LAMBDA, by default the loop's LAMBDA; from the best
+# net before generation G instead of from scratch when POLISH_INIT=previous), match/ against the best (the gate's settings, seed
 # SEED+G+1), gate.txt, and when accepted best.nnue and anchor/ (against generation 0, seed
 # SEED+1001+G).
 step_polish() {
@@ -281,9 +282,14 @@ step_polish() {
   mkdir -p "$d"
   if [[ ! -f $d/train.done ]]; then
     for ((k = 1; k <= g; k++)); do data+=("$OUT/$v/gen-$k/selfplay/$v/positions.kdata"); done
-    local lambda=${POLISH_LAMBDA:-$LAMBDA}
-    loop_log "$v: polish: training on generations 1-$g from scratch (lambda $lambda)"
-    LAMBDA=$lambda loop_train_net "$d" "$v" hce $((SEED + g)) "${data[@]}"
+    local lambda=${POLISH_LAMBDA:-$LAMBDA} init=hce
+    # POLISH_INIT=previous: from the best net before generation G (as generation G's own
+    # training started), instead of from scratch.
+    [[ ${POLISH_INIT:-scratch} == previous ]] && init=$(loop_best "$v" $((g - 1)))
+    local from=scratch
+    [[ $init != hce ]] && from=$(loop_name "$init")
+    loop_log "$v: polish: training on generations 1-$g from $from (lambda $lambda)"
+    LAMBDA=$lambda loop_train_net "$d" "$v" "$init" $((SEED + g)) "${data[@]}"
   fi
   if [[ ! -f $d/match.done ]]; then
     loop_log "$v: polish: match against $(loop_name "$best") (GSPRT [$ELO0, $ELO1], at most $MATCH_GAMES games)"

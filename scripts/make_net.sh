@@ -6,7 +6,8 @@
 # With POLISH=1 (a recipe setting) a last step follows the loop: a net trained from scratch
 # on the positions of every generation (not only the loop's WINDOW), kept when it beats the
 # best in the loop's gate match (OUT/<variant>/polish-gen-G/, step_polish in loop_lib.sh), its
-# target mix POLISH_LAMBDA (a recipe setting; the loop's LAMBDA when unset).
+# target mix POLISH_LAMBDA (a recipe setting; the loop's LAMBDA when unset), and with
+# POLISH_INIT=previous trained from the best net before the last generation, not from scratch.
 # Same SEED => same games and the same net, whatever THREADS is. Resumable like the loop:
 # rerun the same command after an interruption.
 #
@@ -22,7 +23,7 @@ recipe=$here/recipes/$variant.env
 # The recipe sets defaults (`: "${NAME:=value}"` lines); the environment wins.
 # shellcheck disable=SC1090
 . "$recipe"
-export GENERATIONS GAMES NODES WINDOW EPOCHS LAMBDA TRAIN_ARGS SELFPLAY_ARGS SEED POLISH POLISH_LAMBDA
+export GENERATIONS GAMES NODES WINDOW EPOCHS LAMBDA TRAIN_ARGS SELFPLAY_ARGS SEED POLISH POLISH_LAMBDA POLISH_INIT
 export VARIANTS=$variant OUT=${OUT:-runs/net} ANCHOR=1
 "$here/loop.sh"
 
