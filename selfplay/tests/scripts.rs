@@ -518,4 +518,13 @@ fn polish_trains_on_every_generation_from_scratch_and_gates() {
     let o = bash(&polish);
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 3);
+    // POLISH_INIT=previous: the same training from the best net before generation 2.
+    std::fs::remove_dir_all(v.join("polish-gen-2")).expect("remove the polish");
+    let o = bash(&format!("POLISH_INIT=previous; {polish}"));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let calls = std::fs::read_to_string(&log).expect("train log");
+    assert_eq!(calls.lines().count(), 4, "{calls}");
+    let last = calls.lines().last().expect("the polish's call");
+    assert!(last.contains(&format!("--init-net {}/{}", v.display(), best.trim())), "{last}");
+    assert!(last.contains(&format!("--data {} {} --out", pos(1), pos(2))), "{last}");
 }
