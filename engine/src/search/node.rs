@@ -566,7 +566,8 @@ impl<'a> Ctx<'a> {
                 }
                 return stand;
             }
-            // A drop mate one move past the horizon (quiescence has no quiet moves).
+            // A drop mate one move past the horizon (no quiet move is searched after the
+            // first quiescence ply).
             if drop_mate_in_one(pos) {
                 self.put_frame(ply, f);
                 return MATE - ply as i32 - 1;
