@@ -123,12 +123,7 @@ impl Position {
                 }
                 t |= v.leap_capture(us, k, from) & theirs;
                 t |= v.leap_quiet(us, k, from) & !occ;
-                if v.double_step_kinds & (1 << ki) != 0
-                    && let Some(ds) = v.double_step(us, k, from)
-                    && occ & ((1u64 << ((from + ds) / 2)) | (1u64 << ds)) == 0
-                {
-                    t |= 1u64 << ds;
-                }
+                t |= self.double_step_target(k, from, occ);
                 t &= target;
                 if pinned & (1u64 << from) != 0 {
                     t &= v.line(ksq, from);
@@ -170,15 +165,39 @@ impl Position {
                 if hand[k.index()] == 0 {
                     continue;
                 }
-                let mut t = drop_target & v.drop_targets(us, k);
-                if v.kind(k).nifu {
-                    for f in bits(self.pieces(us, k)) {
-                        t &= !v.file_masks[(f % v.width) as usize];
-                    }
-                }
-                sink.push_drops(k, t);
+                sink.push_drops(k, self.drop_squares(k, drop_target));
             }
         }
+    }
+
+    /// The square a double step of the side to move's `k` from `from` reaches (both squares
+    /// empty), as a bitboard; empty when there is none.
+    #[inline(always)]
+    pub(crate) fn double_step_target(&self, k: PieceKind, from: u8, occ: Bitboard) -> Bitboard {
+        let v = self.variant;
+        if v.double_step_kinds & (1 << k.index()) != 0
+            && let Some(ds) = v.double_step(self.stm, k, from)
+            && occ & ((1u64 << ((from + ds) / 2)) | (1u64 << ds)) == 0
+        {
+            1u64 << ds
+        } else {
+            0
+        }
+    }
+
+    /// The squares of `targets` where the side to move may drop `k`: the kind's drop region,
+    /// less the files that already hold one of its own when the kind has nifu.
+    #[inline(always)]
+    pub(crate) fn drop_squares(&self, k: PieceKind, targets: Bitboard) -> Bitboard {
+        let v = self.variant;
+        let us = self.stm;
+        let mut t = targets & v.drop_targets(us, k);
+        if v.kind(k).nifu {
+            for f in bits(self.pieces(us, k)) {
+                t &= !v.file_masks[(f % v.width) as usize];
+            }
+        }
+        t
     }
 
     fn gen_castling<S: MoveSink>(&self, sink: &mut S) {

@@ -3,7 +3,7 @@
 //! move produced is legal (the same pin and king-safety logic as the full generator).
 
 use crate::position::Position;
-use crate::types::{Move, MoveKind, PieceKind, bits};
+use crate::types::{Bitboard, Move, MoveKind, PieceKind, bits};
 
 /// Promotions worth searching in quiescence even without a capture (value gain in cp).
 const QUIET_PROMOTION_GAIN: i32 = 150;
@@ -102,10 +102,20 @@ pub fn campmate_in_one(pos: &Position) -> bool {
     bits(targets).any(|to| !pos.is_attacked(to, !us, occ_nk))
 }
 
+/// The legal drops of `k` (in the side to move's hand) that check the enemy king on `ksq`:
+/// the squares from which a piece of ours attacks the king are those that the same kind of
+/// theirs on the king's square attacks.
+#[inline]
+fn checking_drops(pos: &Position, k: PieceKind, ksq: u8) -> Bitboard {
+    let v = pos.variant();
+    let occ = pos.occupied();
+    pos.drop_squares(k, v.attacks(!pos.side_to_move(), k, ksq, occ) & v.board & !occ)
+}
+
 /// Whether the side to move (not in check) mates at once with a drop: a checking drop after
 /// which the opponent has no legal move. Drops whose mate loses (pawn-drop mate) are skipped.
-/// Quiescence searches captures only, so this is how it sees a drop mate one move past the
-/// horizon.
+/// Quiescence searches no quiet move after its first ply, so this is how it sees a drop mate
+/// one move past the horizon.
 #[inline]
 pub fn drop_mate_in_one(pos: &Position) -> bool {
     let v = pos.variant();
@@ -113,27 +123,15 @@ pub fn drop_mate_in_one(pos: &Position) -> bool {
         return false;
     }
     let us = pos.side_to_move();
-    let them = !us;
-    let ksq = pos.king_square(them);
+    let ksq = pos.king_square(!us);
     if ksq as usize >= crate::types::MAX_SQUARES {
         return false;
     }
-    let occ = pos.occupied();
-    let empty = v.board & !occ;
     for &k in &v.hand_kinds {
-        let info = v.kind(k);
-        if pos.hand(us, k) == 0 || info.drop_mate_loses {
+        if pos.hand(us, k) == 0 || v.kind(k).drop_mate_loses {
             continue;
         }
-        // The squares from which a piece of ours attacks the king are those that the same
-        // kind of theirs on the king's square attacks.
-        let mut t = v.attacks(them, k, ksq, occ) & empty & v.drop_targets(us, k);
-        if info.nifu {
-            for f in bits(pos.pieces(us, k)) {
-                t &= !v.file_masks[(f % v.width) as usize];
-            }
-        }
-        for to in bits(t) {
+        for to in bits(checking_drops(pos, k, ksq)) {
             let mut c = pos.clone();
             c.play(Move::drop(k, to));
             if c.in_check() && c.count_legal() == 0 {
@@ -166,15 +164,7 @@ pub fn quiet_checks(pos: &Position, out: &mut Vec<Move>) {
         if pos.hand(us, k) == 0 {
             continue;
         }
-        // The squares from which a piece of ours attacks the king are those that the same
-        // kind of theirs on the king's square attacks.
-        let mut t = v.attacks(them, k, ksq, occ) & empty & v.drop_targets(us, k);
-        if v.kind(k).nifu {
-            for f in bits(pos.pieces(us, k)) {
-                t &= !v.file_masks[(f % v.width) as usize];
-            }
-        }
-        for to in bits(t) {
+        for to in bits(checking_drops(pos, k, ksq)) {
             out.push(Move::drop(k, to));
         }
     }
@@ -188,12 +178,7 @@ pub fn quiet_checks(pos: &Position, out: &mut Vec<Move>) {
         if slides != 0 {
             t |= v.slide_attacks(slides, from, occ);
         }
-        if v.double_step_kinds & (1 << k.index()) != 0
-            && let Some(ds) = v.double_step(us, k, from)
-            && occ & ((1u64 << ((from + ds) / 2)) | (1u64 << ds)) == 0
-        {
-            t |= 1u64 << ds;
-        }
+        t |= pos.double_step_target(k, from, occ);
         t &= empty;
         if pinned & (1u64 << from) != 0 {
             t &= v.line(our_ksq, from);
