@@ -44,7 +44,8 @@ pub fn iterate(
     }
     let budget = time::budget(limits, root.side_to_move());
     ctx.hard_ms = budget.map(|(_, h)| h);
-    let soft_ms = budget.map(|(s, _)| s);
+    let timed = budget.is_some();
+    let mut tm = time::TimeManager::new(budget.and_then(|(o, _)| o));
     let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
     let multipv = limits.multipv.clamp(1, legal.len());
 
@@ -70,6 +71,8 @@ pub fn iterate(
     for depth in 1..=max_depth {
         ctx.root_depth = depth as i32;
         ctx.seldepth = 0;
+        // The best move this iteration has proved so far: used when the clock aborts it.
+        let mut partial: Option<(i32, Vec<Move>)> = None;
         for pv_idx in 0..multipv {
             let prev = rms[pv_idx].prev;
             let mut delta = ASPIRATION_DELTA;
@@ -80,7 +83,15 @@ pub fn iterate(
                 (-INFINITE, INFINITE)
             };
             loop {
-                let s = root_search(ctx, &root, depth as i32, alpha, beta, pv_idx, &mut rms);
+                let s = root_search(
+                    ctx,
+                    &root,
+                    depth as i32,
+                    (alpha, beta),
+                    pv_idx,
+                    &mut rms,
+                    &mut partial,
+                );
                 if ctx.aborted {
                     break;
                 }
@@ -104,6 +115,14 @@ pub fn iterate(
             }
         }
         if ctx.aborted {
+            // A move that beat the first one in the aborted iteration is better at this depth
+            // than the last completed iteration's choice.
+            if let Some((score, pv)) = partial.filter(|_| multipv == 1 && depth > 1) {
+                result.best_move = pv[0];
+                result.score = score;
+                result.pv = pv;
+                result.lines = vec![(score, result.pv.clone())];
+            }
             break;
         }
         // Lines best first (a later line can come out higher than an earlier one).
@@ -136,8 +155,8 @@ pub fn iterate(
         if ctx.stop_requested() {
             break;
         }
-        if let Some(soft) = soft_ms {
-            if rms.len() == 1 || time_ms >= soft {
+        if timed {
+            if rms.len() == 1 || tm.should_stop(rms[0].mv, rms[0].score, time_ms) {
                 break;
             }
             if rms[0].score.abs() >= MATE_BOUND && (MATE - rms[0].score.abs()) as u32 <= depth {
@@ -149,16 +168,17 @@ pub fn iterate(
     result
 }
 
-/// Searches root moves `pv_idx..` with the window; records exact scores and PVs.
+/// Searches root moves `pv_idx..` with the window; records exact scores and PVs. `partial`
+/// receives the score and line of each move that raises alpha (a move that beats the first).
 #[allow(clippy::needless_range_loop)]
 fn root_search(
     ctx: &mut Ctx,
     root: &Position,
     depth: i32,
-    mut alpha: i32,
-    beta: i32,
+    (mut alpha, beta): (i32, i32),
     pv_idx: usize,
     rms: &mut [RootMove],
+    partial: &mut Option<(i32, Vec<Move>)>,
 ) -> i32 {
     ctx.nodes += 1;
     let mut best = -INFINITE;
@@ -196,6 +216,9 @@ fn root_search(
         }
         if s > alpha {
             alpha = s;
+            if i > pv_idx || pv_idx == 0 {
+                *partial = Some((s, rms[i].pv.clone()));
+            }
             if s >= beta {
                 break;
             }
