@@ -528,3 +528,60 @@ fn polish_trains_on_every_generation_from_scratch_and_gates() {
     assert!(last.contains(&format!("--init-net {}/{}", v.display(), best.trim())), "{last}");
     assert!(last.contains(&format!("--data {} {} --out", pos(1), pos(2))), "{last}");
 }
+
+/// `scripts/refine_net.sh`: self-play by the given net, a net trained from it on every
+/// generation of the run plus the new games, an equal-time match of the two; a rerun redoes
+/// nothing, and a second step trains on the first step's games too.
+#[test]
+fn refine_plays_trains_on_all_generations_and_matches() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tools = stand_ins(dir.path());
+    let (out, log) = (tools.out.clone(), tools.log.clone());
+    let o = tools.bash().arg(repo().join("scripts/loop.sh")).env("WINDOW", "1").output();
+    let o = o.expect("bash runs");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let refine = |step: &str| {
+        let mut c = tools.bash();
+        c.arg(repo().join("scripts/refine_net.sh")).arg("minishogi");
+        c.env("NET", &tools.net).env_remove("INSTALL");
+        c.envs([
+            ("REFINE_STEP", step),
+            ("REFINE_GAMES", "4"),
+            ("REFINE_NODES", "60"),
+            ("REFINE_EPOCHS", "3"),
+            ("REFINE_LAMBDA", "0.5"),
+            ("REFINE_TRAIN_SEED", "9"),
+            ("REFINE_MATCH_GAMES", "2"),
+            ("REFINE_MOVETIME", "5"),
+        ]);
+        c.output().expect("bash runs")
+    };
+    let o = refine("1");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let v = out.join("minishogi");
+    let r1 = v.join("refine-1");
+    assert!(r1.join("selfplay/minishogi/positions.kdata").is_file());
+    assert_eq!(std::fs::read(r1.join("start.nnue")).unwrap(), std::fs::read(&tools.net).unwrap());
+    let calls = std::fs::read_to_string(&log).expect("train log");
+    assert_eq!(calls.lines().count(), 3, "two generations, then the refine step: {calls}");
+    let last = calls.lines().last().expect("the refine call");
+    let pos = |g: u32| format!("{}/gen-{g}/selfplay/minishogi/positions.kdata", v.display());
+    let new = format!("{}/selfplay/minishogi/positions.kdata", r1.display());
+    assert!(last.contains(&format!("--data {} {} {new} --out", pos(1), pos(2))), "{last}");
+    assert!(last.contains(&format!("--init-net {}/start.nnue", r1.display())), "{last}");
+    assert!(last.contains("--lambda 0.5 --seed 9"), "{last}");
+    let summary = std::fs::read_to_string(r1.join("match/summary.json")).expect("summary");
+    assert!(summary.contains("\"elo\""), "{summary}");
+    assert!(text(&o.stdout).contains("refine_net: ") && text(&o.stdout).contains("(2 games)"));
+    // Done steps are not redone.
+    let o = refine("1");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 3);
+    // Step 2 trains on step 1's games as well as its own.
+    let o = refine("2");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let calls = std::fs::read_to_string(&log).expect("train log");
+    let last = calls.lines().last().expect("step 2's call");
+    let new2 = format!("{}/refine-2/selfplay/minishogi/positions.kdata", v.display());
+    assert!(last.contains(&format!("{new} {new2} --out")), "{last}");
+}
