@@ -309,3 +309,20 @@ step_polish() {
     touch "$d/anchor.done"
   fi
 }
+
+# net_verdict WHO SUMMARY NET OPPONENT VARIANT: prints the Elo of NET against OPPONENT from the
+# match's SUMMARY (summary.json) and, with INSTALL=1, copies NET to engine/nets/VARIANT.nnue
+# when the lower end of the 95% interval is above 0 (make_net.sh, refine_net.sh).
+net_verdict() {
+  local who=$1 summary=$2 net=$3 opponent=$4 variant=$5 elo half games
+  read -r elo half games < <(python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['elo']; \
+print(e['elo'], e['elo95'], e['games'])" "$summary")
+  echo "$who: $net against $opponent: Elo $elo +/- $half ($games games)"
+  [[ ${INSTALL:-0} == 1 ]] || return 0
+  if python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) - float(sys.argv[2]) > 0 else 1)" "$elo" "$half"; then
+    cp "$net" "engine/nets/$variant.nnue"
+    echo "$who: installed engine/nets/$variant.nnue (rebuild to embed it)"
+  else
+    echo "$who: not installed: the interval does not exclude 0"
+  fi
+}

@@ -43,14 +43,6 @@ if [[ ${POLISH:-0} == 1 ]]; then
 fi
 summary=${anchor%/}/summary.json
 [[ -f $summary ]] || { echo "make_net: no anchor match in $OUT/$variant" >&2; exit 1; }
-read -r elo half games < <(python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['elo']; \
-print(e['elo'], e['elo95'], e['games'])" "$summary")
-echo "make_net: $best against the hand-crafted evaluation: Elo $elo +/- $half ($games games)"
-if [[ ${INSTALL:-0} == 1 ]]; then
-  if python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) - float(sys.argv[2]) > 0 else 1)" "$elo" "$half"; then
-    cp "$best" "engine/nets/$variant.nnue"
-    echo "make_net: installed engine/nets/$variant.nnue (rebuild to embed it)"
-  else
-    echo "make_net: not installed: the interval does not exclude 0"
-  fi
-fi
+# shellcheck source=scripts/loop_lib.sh
+. "$here/loop_lib.sh"
+net_verdict make_net "$summary" "$best" "the hand-crafted evaluation" "$variant"

@@ -76,14 +76,6 @@ if [[ ! -f $d/match.done ]]; then
   touch "$d/match.done"
 fi
 
-read -r elo half games < <(python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['elo']; \
-print(e['elo'], e['elo95'], e['games'])" "$d/match/summary.json")
-echo "refine_net: $d/train/net.nnue against $NET: Elo $elo +/- $half ($games games)"
-if [[ ${INSTALL:-0} == 1 ]]; then
-  if python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) - float(sys.argv[2]) > 0 else 1)" "$elo" "$half"; then
-    cp "$d/train/net.nnue" "engine/nets/$variant.nnue"
-    echo "refine_net: installed engine/nets/$variant.nnue (rebuild to embed it)"
-  else
-    echo "refine_net: not installed: the interval does not exclude 0"
-  fi
-fi
+# shellcheck source=scripts/loop_lib.sh
+. "$here/loop_lib.sh"
+net_verdict refine_net "$d/match/summary.json" "$d/train/net.nnue" "$NET" "$variant"

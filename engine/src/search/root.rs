@@ -169,7 +169,8 @@ pub fn iterate(
 }
 
 /// Searches root moves `pv_idx..` with the window; records exact scores and PVs. `partial`
-/// receives the score and line of each move that raises alpha (a move that beats the first).
+/// receives the score and line of each move that raises alpha in the first line's search (a
+/// move that beats the first; only single-line searches use it).
 #[allow(clippy::needless_range_loop)]
 fn root_search(
     ctx: &mut Ctx,
@@ -216,7 +217,7 @@ fn root_search(
         }
         if s > alpha {
             alpha = s;
-            if i > pv_idx || pv_idx == 0 {
+            if pv_idx == 0 {
                 *partial = Some((s, rms[i].pv.clone()));
             }
             if s >= beta {
