@@ -11,7 +11,8 @@
 # Settings (environment first, then the REFINE_* lines of scripts/recipes/VARIANT.env, then the
 # defaults below): OUT (the recipe's run, default runs/net), NET (default
 # engine/nets/VARIANT.nnue), REFINE_STEP, REFINE_GAMES, REFINE_NODES, REFINE_SELFPLAY_ARGS,
-# REFINE_SEED (self-play), REFINE_TRAIN_SEED, REFINE_LAMBDA, REFINE_EPOCHS, REFINE_MATCH_GAMES,
+# REFINE_SEED (self-play), REFINE_TRAIN_SEED, REFINE_LAMBDA, REFINE_EPOCHS, REFINE_TRAIN_ARGS
+# (more kage-train options, e.g. "--lr 3e-4"), REFINE_MATCH_GAMES,
 # REFINE_MOVETIME (ms), REFINE_MATCH_SEED, THREADS, BIN (the release binaries). Same settings =>
 # same games and the same net, whatever THREADS is. Each step is skipped when its `.done`
 # marker is there: rerun the command after an interruption.
@@ -29,6 +30,7 @@ THREADS=${THREADS:-2}
 NET=${NET:-engine/nets/$variant.nnue}
 : "${REFINE_STEP:=1}" "${REFINE_GAMES:=12000}" "${REFINE_NODES:=2000}" "${REFINE_SELFPLAY_ARGS:=}"
 : "${REFINE_SEED:=100}" "${REFINE_TRAIN_SEED:=100}" "${REFINE_LAMBDA:=1.0}" "${REFINE_EPOCHS:=40}"
+: "${REFINE_TRAIN_ARGS:=}"
 : "${REFINE_MATCH_GAMES:=200}" "${REFINE_MOVETIME:=25}" "${REFINE_MATCH_SEED:=100}"
 for b in kage-selfplay kage-train; do
   [[ -x $BIN/$b ]] || { echo "refine_net: $BIN/$b missing (cargo build --release)" >&2; exit 2; }
@@ -53,15 +55,16 @@ fi
 
 if [[ ! -f $d/train.done ]]; then
   data=()
-  for f in $(ls -d "$run"/gen-*/selfplay/"$variant"/positions.kdata | sort -V); do data+=("$f"); done
+  for f in $(ls -d "$run"/gen-*/selfplay/"$variant"/positions.kdata 2>/dev/null | sort -V); do data+=("$f"); done
   for ((k = 1; k <= REFINE_STEP; k++)); do data+=("$run/refine-$k/selfplay/$variant/positions.kdata"); done
   log "training on ${#data[@]} files from $NET (lambda $REFINE_LAMBDA)"
+  # shellcheck disable=SC2086
   if [[ -f $d/train/checkpoint.ckpt ]]; then
     "$BIN/kage-train" --resume "$d/train" --threads "$THREADS"
   else
     "$BIN/kage-train" --variant "$variant" --data "${data[@]}" --out "$d/train" \
       --epochs "$REFINE_EPOCHS" --lambda "$REFINE_LAMBDA" --seed "$REFINE_TRAIN_SEED" \
-      --threads "$THREADS" --init-net "$d/start.nnue"
+      --threads "$THREADS" --init-net "$d/start.nnue" $REFINE_TRAIN_ARGS
   fi
   touch "$d/train.done"
 fi
