@@ -3,6 +3,7 @@
 //! uses.
 
 pub mod hce;
+pub mod hce_features;
 pub mod hce_terms;
 pub mod nnue_eval;
 pub mod params;

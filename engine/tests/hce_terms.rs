@@ -77,3 +77,42 @@ fn parameters_written_back_evaluate_the_same() {
         assert_eq!(white_eval(&changed, &start) - white_eval(&a, &start), diff, "{id}");
     }
 }
+
+/// Every parameter set to a random value (so the attack-based terms, piece-square tables and
+/// king-danger table are all in play): the linear view still reproduces the evaluation, and
+/// the parameters survive the trip through TOML.
+#[test]
+fn linear_terms_reproduce_the_evaluation_with_every_term() {
+    let mut dense = Vec::new();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    for id in VariantId::ALL {
+        let v = Variant::builtin(id);
+        let layout = TermLayout::new(v, &EvalParams::for_variant(&v.name));
+        let theta: Vec<f64> = layout
+            .initial()
+            .iter()
+            .map(|&x| x + f64::from(rng.random_range(-40i32..=40)))
+            .collect();
+        let params = layout.to_params(&theta);
+        let text = params_toml(&params, "random");
+        let params = EvalParams::parse(&text).expect("written parameters parse");
+        assert!(!params.king_danger.is_empty() && !params.mobility.is_empty(), "{id}");
+        let hce = Hce::with_params(v, &params);
+        let layout = TermLayout::new(v, &params);
+        assert_eq!(layout.initial(), &theta[..], "{id}: parameters changed on the way");
+        let theta = layout.initial();
+        let positions = playout_positions(v, 31 + id as u64, 6);
+        let mut hanging = 0;
+        for pos in &positions {
+            let t = layout.terms(pos, &mut dense);
+            hanging += t
+                .coefs
+                .iter()
+                .filter(|&&(i, _)| layout.names()[i as usize].starts_with("hanging"))
+                .count();
+            let lin: f64 = t.coefs.iter().map(|&(i, c)| theta[i as usize] * f64::from(c)).sum();
+            assert_eq!(lin as i32 + t.fixed, white_eval(&hce, pos), "{id}: {}", pos.to_fen());
+        }
+        assert!(hanging > 0, "{id}: no hanging piece in {} positions", positions.len());
+    }
+}

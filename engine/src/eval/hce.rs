@@ -2,6 +2,7 @@
 //! (advancement, centrality, king placement and campmate approach) and king safety.
 //! Tables are built once per variant; evaluation is a loop over the occupied squares.
 
+use super::hce_features::{self, DANGER_CELLS, Feature};
 use super::params::EvalParams;
 use crate::position::Position;
 use crate::types::{Bitboard, Color, MAX_KINDS, MAX_SQUARES, bits};
@@ -24,6 +25,13 @@ pub struct Hce {
     hand_danger: i32,
     defender: i32,
     divisor: i32,
+    /// Attack-based terms ([`hce_features`]), by kind index; skipped when all are zero.
+    extras: bool,
+    mobility: [i32; MAX_KINDS],
+    king_attack: [i32; MAX_KINDS],
+    hanging_to_move: [i32; MAX_KINDS],
+    hanging_waiting: [i32; MAX_KINDS],
+    danger: [i32; DANGER_CELLS],
 }
 
 impl Hce {
@@ -50,6 +58,7 @@ impl Hce {
             let adv = if info.royal { Some(&p.king.advance) } else { p.advance.get(&sym) };
             let center = p.center.get(&sym).copied().unwrap_or(0);
             let material = p.material.get(&sym).copied().unwrap_or(info.value);
+            let psq_table = p.psq.get(&sym);
             for c in Color::ALL {
                 let sign = if c == Color::White { 1 } else { -1 };
                 hand[c as usize][ki] = sign * p.hand.get(&sym).copied().unwrap_or(info.hand_value);
@@ -60,7 +69,9 @@ impl Hce {
                     let adv_v = adv.and_then(|a| a.get(rel as usize)).copied().unwrap_or(0);
                     let cen = file.min(w - 1 - file) + rank.min(h - 1 - rank);
                     let val = if info.royal { 0 } else { material };
-                    *slot = sign * (val + adv_v + center * cen);
+                    let rel_sq = if c == Color::White { sq } else { n - 1 - sq };
+                    let psq_v = psq_table.and_then(|t| t.get(rel_sq)).copied().unwrap_or(0);
+                    *slot = sign * (val + adv_v + center * cen + psq_v);
                 }
             }
         }
@@ -90,6 +101,25 @@ impl Hce {
                 *f = p.king.flag.get(dist as usize).copied().unwrap_or(0);
             }
         }
+        let by_kind = |m: &std::collections::BTreeMap<String, i32>| {
+            let mut t = [0; MAX_KINDS];
+            for (ki, info) in variant.kinds.iter().enumerate() {
+                t[ki] = m.get(&info.symbol()).copied().unwrap_or(0);
+            }
+            t
+        };
+        let mobility = by_kind(&p.mobility);
+        let king_attack = by_kind(&p.king_attack);
+        let hanging_to_move = by_kind(&p.hanging_to_move);
+        let hanging_waiting = by_kind(&p.hanging_waiting);
+        let mut danger = [0; DANGER_CELLS];
+        for (d, &x) in danger.iter_mut().zip(&p.king_danger) {
+            *d = x;
+        }
+        let extras = [mobility, king_attack, hanging_to_move, hanging_waiting]
+            .iter()
+            .any(|t| t.iter().any(|&x| x != 0))
+            || danger.iter().any(|&x| x != 0);
         Hce {
             variant,
             psq,
@@ -102,6 +132,12 @@ impl Hce {
             hand_danger: p.king_safety.hand,
             defender: p.king_safety.defender,
             divisor: p.king_safety.divisor.max(1),
+            extras,
+            mobility,
+            king_attack,
+            hanging_to_move,
+            hanging_waiting,
+            danger,
         }
     }
 
@@ -125,8 +161,27 @@ impl Hce {
             }
         }
         score += self.king_term(pos, in_hand);
+        if self.extras {
+            score += self.extra_terms(pos, in_hand);
+        }
         let stm = pos.side_to_move();
         (if stm == Color::White { score } else { -score }) + self.tempo
+    }
+
+    /// The attack-based terms ([`hce_features`]) from White's point of view.
+    #[inline]
+    fn extra_terms(&self, pos: &Position, in_hand: [i32; 2]) -> i32 {
+        let mut score = 0;
+        hce_features::visit(pos, &self.ring, in_hand, |f, n| {
+            score += n * match f {
+                Feature::Mobility(k) => self.mobility[k],
+                Feature::KingAttack(k) => self.king_attack[k],
+                Feature::Danger(c) => self.danger[c],
+                Feature::HangingToMove(k) => self.hanging_to_move[k],
+                Feature::HangingWaiting(k) => self.hanging_waiting[k],
+            }
+        });
+        score
     }
 
     /// King placement terms from White's point of view: the campmate approach bonus, scaled

@@ -8,9 +8,10 @@
 //! [`TermLayout::initial`] for the parameters the layout was built from.
 
 use super::hce::Hce;
+use super::hce_features::{self, DANGER_CELLS, Feature};
 use super::params::EvalParams;
 use crate::position::Position;
-use crate::types::{Color, MAX_KINDS, bits};
+use crate::types::{Bitboard, Color, MAX_KINDS, MAX_SQUARES, bits};
 use crate::variant::Variant;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -28,6 +29,16 @@ pub struct TermLayout {
     advance: [u32; MAX_KINDS],
     center: [u32; MAX_KINDS],
     tempo: u32,
+    /// First index of each kind's piece-square table (`num_squares` entries).
+    psq: [u32; MAX_KINDS],
+    mobility: [u32; MAX_KINDS],
+    king_attack: [u32; MAX_KINDS],
+    hanging_to_move: [u32; MAX_KINDS],
+    hanging_waiting: [u32; MAX_KINDS],
+    /// First index of the king-danger table ([`DANGER_CELLS`] entries).
+    danger: u32,
+    /// The eight neighbours of every square.
+    ring: [Bitboard; MAX_SQUARES],
 }
 
 /// The linear coefficients of one position (White's point of view) and its fixed offset.
@@ -92,6 +103,53 @@ impl TermLayout {
             center[ki] = push(format!("center.{sym}"), c);
         }
         let tempo = push("tempo".to_string(), base.tempo);
+        let n = variant.num_squares as usize;
+        let (mut psq, mut mobility, mut king_attack) =
+            ([0; MAX_KINDS], [0; MAX_KINDS], [0; MAX_KINDS]);
+        let (mut hanging_to_move, mut hanging_waiting) = ([0; MAX_KINDS], [0; MAX_KINDS]);
+        let get = |m: &std::collections::BTreeMap<String, i32>, sym: &str| {
+            m.get(sym).copied().unwrap_or(0)
+        };
+        for (ki, info) in variant.kinds.iter().enumerate() {
+            let sym = info.symbol();
+            let table = base.psq.get(&sym);
+            for sq in 0..n {
+                let x = table.and_then(|t| t.get(sq)).copied().unwrap_or(0);
+                let i = push(format!("psq.{sym}[{sq}]"), x);
+                if sq == 0 {
+                    psq[ki] = i;
+                }
+            }
+            mobility[ki] = push(format!("mobility.{sym}"), get(&base.mobility, &sym));
+            king_attack[ki] = push(format!("king_attack.{sym}"), get(&base.king_attack, &sym));
+            if !info.royal {
+                hanging_to_move[ki] =
+                    push(format!("hanging_to_move.{sym}"), get(&base.hanging_to_move, &sym));
+                hanging_waiting[ki] =
+                    push(format!("hanging_waiting.{sym}"), get(&base.hanging_waiting, &sym));
+            }
+        }
+        let mut danger = 0;
+        for cell in 0..DANGER_CELLS {
+            let i = push(
+                format!("king_danger[{cell}]"),
+                base.king_danger.get(cell).copied().unwrap_or(0),
+            );
+            if cell == 0 {
+                danger = i;
+            }
+        }
+        let w = variant.width as i32;
+        let mut ring = [0; MAX_SQUARES];
+        for (s, r) in ring.iter_mut().enumerate().take(n) {
+            let (sf, sr) = (s as i32 % w, s as i32 / w);
+            for t in 0..n {
+                let (tf, tr) = (t as i32 % w, t as i32 / w);
+                if (sf - tf).abs().max((sr - tr).abs()) == 1 {
+                    *r |= 1 << t;
+                }
+            }
+        }
         TermLayout {
             variant,
             base: base.clone(),
@@ -103,6 +161,13 @@ impl TermLayout {
             advance,
             center,
             tempo,
+            psq,
+            mobility,
+            king_attack,
+            hanging_to_move,
+            hanging_waiting,
+            danger,
+            ring,
         }
     }
 
@@ -145,7 +210,29 @@ impl TermLayout {
             }
             dense[self.advance[ki] as usize + rel as usize] += sign;
             dense[self.center[ki] as usize] += sign * cen as f32;
+            let rel_sq = if p.color == Color::White {
+                sq as usize
+            } else {
+                (w * h) as usize - 1 - sq as usize
+            };
+            dense[self.psq[ki] as usize + rel_sq] += sign;
         }
+        let mut in_hand = [0i32; 2];
+        for &k in &v.hand_kinds {
+            for c in Color::ALL {
+                in_hand[c as usize] += i32::from(pos.hand(c, k));
+            }
+        }
+        hce_features::visit(pos, &self.ring, in_hand, |f, n| {
+            let i = match f {
+                Feature::Mobility(k) => self.mobility[k],
+                Feature::KingAttack(k) => self.king_attack[k],
+                Feature::Danger(c) => self.danger + c as u32,
+                Feature::HangingToMove(k) => self.hanging_to_move[k],
+                Feature::HangingWaiting(k) => self.hanging_waiting[k],
+            };
+            dense[i as usize] += n as f32;
+        });
         for &k in &v.hand_kinds {
             let Some(idx) = self.hand[k.index()] else { continue };
             let diff = i32::from(pos.hand(Color::White, k)) - i32::from(pos.hand(Color::Black, k));
@@ -172,6 +259,11 @@ impl TermLayout {
         p.hand.clear();
         p.advance = HashMap::new();
         p.center = HashMap::new();
+        p.psq = HashMap::new();
+        p.mobility.clear();
+        p.king_attack.clear();
+        p.hanging_to_move.clear();
+        p.hanging_waiting.clear();
         let height = v.height as usize;
         for (ki, info) in v.kinds.iter().enumerate() {
             let sym = info.symbol();
@@ -189,8 +281,29 @@ impl TermLayout {
             }
             let c = round(self.center[ki]);
             if c != 0 {
-                p.center.insert(sym, c);
+                p.center.insert(sym.clone(), c);
             }
+            let n = v.num_squares as u32;
+            let table: Vec<i32> = (0..n).map(|s| round(self.psq[ki] + s)).collect();
+            if table.iter().any(|&x| x != 0) {
+                p.psq.insert(sym.clone(), table);
+            }
+            let put = |m: &mut std::collections::BTreeMap<String, i32>, i: u32| {
+                let x = round(i);
+                if x != 0 {
+                    m.insert(sym.clone(), x);
+                }
+            };
+            put(&mut p.mobility, self.mobility[ki]);
+            put(&mut p.king_attack, self.king_attack[ki]);
+            if !info.royal {
+                put(&mut p.hanging_to_move, self.hanging_to_move[ki]);
+                put(&mut p.hanging_waiting, self.hanging_waiting[ki]);
+            }
+        }
+        p.king_danger = (0..DANGER_CELLS as u32).map(|c| round(self.danger + c)).collect();
+        if p.king_danger.iter().all(|&x| x == 0) {
+            p.king_danger.clear();
         }
         p
     }
@@ -205,6 +318,15 @@ pub fn params_toml(p: &EvalParams, header: &str) -> String {
     }
     let _ = writeln!(s, "# Bonus for the side to move (cp).\ntempo = {}", p.tempo);
     let list = |v: &[i32]| v.iter().map(i32::to_string).collect::<Vec<_>>().join(", ");
+    if !p.king_danger.is_empty() {
+        let _ = writeln!(
+            s,
+            "# King danger for the king's side by cell (attacked ring squares, of those defended\n\
+             # by the king alone, enemy pieces in hand; see eval/hce_features.rs).\n\
+             king_danger = [{}]",
+            list(&p.king_danger)
+        );
+    }
     let mut table = |name: &str, about: &str, entries: Vec<(String, String)>| {
         let _ = writeln!(s, "\n# {about}\n[{name}]");
         for (k, v) in entries {
@@ -245,6 +367,38 @@ pub fn params_toml(p: &EvalParams, header: &str) -> String {
         s,
         "\n[king_safety]\nattacker = {}\nhand = {}\ndefender = {}\ndivisor = {}",
         k.attacker, k.hand, k.defender, k.divisor
+    );
+    let by_symbol = |m: &std::collections::BTreeMap<String, i32>| {
+        m.iter().map(|(k, v)| (k.clone(), v.to_string())).collect::<Vec<_>>()
+    };
+    let mut table = |name: &str, about: &str, entries: Vec<(String, String)>| {
+        if !entries.is_empty() {
+            let _ = writeln!(s, "\n# {about}\n[{name}]");
+            for (k, v) in entries {
+                let _ = writeln!(s, "{k:?} = {v}");
+            }
+        }
+    };
+    table(
+        "psq",
+        "Piece-square values, index rank * width + file as the piece's side sees the board.",
+        sorted(&p.psq),
+    );
+    table("mobility", "Per attacked square without an own piece.", by_symbol(&p.mobility));
+    table(
+        "king_attack",
+        "Per attacked square of the enemy king's ring.",
+        by_symbol(&p.king_attack),
+    );
+    table(
+        "hanging_to_move",
+        "An undefended piece the enemy attacks, its side to move.",
+        by_symbol(&p.hanging_to_move),
+    );
+    table(
+        "hanging_waiting",
+        "An undefended piece the enemy attacks, its side waiting.",
+        by_symbol(&p.hanging_waiting),
     );
     s
 }

@@ -30,6 +30,28 @@ pub struct EvalParams {
     /// King safety terms.
     #[serde(default)]
     pub king_safety: SafetyParams,
+    /// Piece-square values by piece symbol, indexed `rank * width + file` on the board as
+    /// the piece's own side sees it (Black's squares turned by 180 degrees); added to
+    /// material, advancement and centrality.
+    #[serde(default)]
+    pub psq: HashMap<String, Vec<i32>>,
+    /// Per attacked square not holding an own piece, by piece symbol
+    /// ([`super::hce_features`]).
+    #[serde(default)]
+    pub mobility: BTreeMap<String, i32>,
+    /// Per attacked square of the enemy king's ring, by piece symbol.
+    #[serde(default)]
+    pub king_attack: BTreeMap<String, i32>,
+    /// An undefended piece the enemy attacks, its side to move, by piece symbol.
+    #[serde(default)]
+    pub hanging_to_move: BTreeMap<String, i32>,
+    /// An undefended piece the enemy attacks, its side waiting, by piece symbol.
+    #[serde(default)]
+    pub hanging_waiting: BTreeMap<String, i32>,
+    /// King danger for the king's own side, by cell
+    /// [`super::hce_features::danger_cell`] (empty: none).
+    #[serde(default)]
+    pub king_danger: Vec<i32>,
 }
 
 /// King placement terms of the evaluation.
