@@ -7,6 +7,12 @@
 #   VARIANTS=shinobi GAMES=4000 scripts/tune_hce.sh
 #   INSTALL=1 scripts/tune_hce.sh               # copy parameters whose match interval is above 0
 #                                               # into engine/src/eval/params/<variant>.toml
+#   SELFPLAY_EVAL=default NODES=2000 scripts/tune_hce.sh
+#                                               # self-play by the shipped nets: the HCE learns
+#                                               # the nets' search scores (how the shipped
+#                                               # parameters were made, engine/src/eval/params/)
+#   DATA="a.kdata b.kdata" VARIANTS=gorogoroplus scripts/tune_hce.sh
+#                                               # tune on existing positions, no self-play
 #
 # Layout: $OUT/data/<variant>/ (self-play), $OUT/<variant>.toml (tuned parameters),
 # $OUT/match-<variant>/ (tuned against built-in: summary.json, games.pgn).
@@ -21,18 +27,25 @@ THREADS=${THREADS:-$(nproc)}
 OUT=${OUT:-runs/tune-hce}
 BIN=${BIN:-target/release}
 INSTALL=${INSTALL:-0}
+SELFPLAY_EVAL=${SELFPLAY_EVAL:-hce}
+DATA=${DATA:-}
 
 if [ ! -x "$BIN/kage-selfplay" ] || [ ! -x "$BIN/kage-train" ]; then
   cargo build --release -p kage-selfplay -p kage-train
 fi
 mkdir -p "$OUT"
 for v in $VARIANTS; do
-  echo "== $v: self-play ($GAMES games, $NODES nodes per move)"
-  "$BIN/kage-selfplay" generate --variant "$v" --games "$GAMES" --nodes "$NODES" --eval hce \
-    --seed "$SEED" --threads "$THREADS" --out "$OUT/data" --quiet
+  if [ -n "$DATA" ]; then
+    # shellcheck disable=SC2206
+    data=($DATA)
+  else
+    echo "== $v: self-play ($GAMES games, $NODES nodes per move, evaluation $SELFPLAY_EVAL)"
+    "$BIN/kage-selfplay" generate --variant "$v" --games "$GAMES" --nodes "$NODES" \
+      --eval "$SELFPLAY_EVAL" --seed "$SEED" --threads "$THREADS" --out "$OUT/data" --quiet
+    data=("$OUT/data/$v/positions.kdata")
+  fi
   echo "== $v: tune"
-  "$BIN/kage-train" tune --variant "$v" --data "$OUT/data/$v/positions.kdata" \
-    --seed "$SEED" --out "$OUT/$v.toml"
+  "$BIN/kage-train" tune --variant "$v" --data "${data[@]}" --seed "$SEED" --out "$OUT/$v.toml"
   echo "== $v: match, tuned against built-in ($MATCH_GAMES games, $NODES nodes per move)"
   "$BIN/kage-selfplay" match --variant "$v" --games "$MATCH_GAMES" --nodes "$NODES" \
     --nodes-jitter 5 --threads "$THREADS" --seed "$SEED" --quiet \
