@@ -445,7 +445,7 @@ fn run_tune(a: TuneArgs) -> Result<()> {
     }
     let files: Vec<String> = a.data.iter().map(|p| p.display().to_string()).collect();
     let header = format!(
-        "Hand-crafted evaluation parameters for {} (see shinobiplus.toml for the meaning),\n\
+        "Hand-crafted evaluation parameters for {} (the terms: engine/src/eval/params.rs),\n\
          tuned by `kage-train tune` (git {}) on {} positions of {}\n\
          iterations {}, lr {}, l2 {}, seed {}, min-ply {}, lambda {}; K {:.6};\n\
          held-out error {:.6} -> {:.6}. Material values here override the spec's for the\n\

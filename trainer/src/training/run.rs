@@ -64,20 +64,10 @@ pub struct RunSummary {
     pub run_id: String,
 }
 
-/// Git revision: `KAGE_GIT_REV` at build time, else `git rev-parse HEAD` now, else "unknown".
+/// Git revision of the build (build.rs: `KAGE_GIT_REV` when set, else `git rev-parse HEAD`
+/// where it was built, else "unknown"), so a binary records the same revision wherever it runs.
 pub fn git_revision() -> String {
-    if let Some(rev) = option_env!("KAGE_GIT_REV") {
-        return rev.to_string();
-    }
-    std::process::Command::new("git")
-        .args(["rev-parse", "HEAD"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .and_then(|o| String::from_utf8(o.stdout).ok())
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "unknown".into())
+    env!("KAGE_TRAIN_GIT_REV").to_string()
 }
 
 /// Run id: a hash of the resolved configuration without the thread count (same settings and
