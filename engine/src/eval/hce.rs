@@ -213,12 +213,22 @@ impl Hce {
     /// [`Hce::king_term`] for a position, counting the hands itself: the part of the
     /// evaluation that the tuner holds fixed (see [`super::hce_terms`]).
     pub fn king_term_white(&self, pos: &Position) -> i32 {
+        self.king_term(pos, self.in_hand(pos))
+    }
+
+    /// Pieces in each side's hand.
+    pub(super) fn in_hand(&self, pos: &Position) -> [i32; 2] {
         let mut in_hand = [0i32; 2];
         for &k in &self.variant.hand_kinds {
             for c in Color::ALL {
                 in_hand[c as usize] += pos.hand(c, k) as i32;
             }
         }
-        self.king_term(pos, in_hand)
+        in_hand
+    }
+
+    /// The eight neighbours of every square (the king's ring).
+    pub(super) fn ring(&self) -> &[Bitboard; MAX_SQUARES] {
+        &self.ring
     }
 }

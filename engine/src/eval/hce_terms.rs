@@ -11,7 +11,7 @@ use super::hce::Hce;
 use super::hce_features::{self, DANGER_CELLS, Feature};
 use super::params::EvalParams;
 use crate::position::Position;
-use crate::types::{Bitboard, Color, MAX_KINDS, MAX_SQUARES, bits};
+use crate::types::{Color, MAX_KINDS, bits};
 use crate::variant::Variant;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -37,8 +37,6 @@ pub struct TermLayout {
     hanging_waiting: [u32; MAX_KINDS],
     /// First index of the king-danger table ([`DANGER_CELLS`] entries).
     danger: u32,
-    /// The eight neighbours of every square.
-    ring: [Bitboard; MAX_SQUARES],
 }
 
 /// The linear coefficients of one position (White's point of view) and its fixed offset.
@@ -139,17 +137,6 @@ impl TermLayout {
                 danger = i;
             }
         }
-        let w = variant.width as i32;
-        let mut ring = [0; MAX_SQUARES];
-        for (s, r) in ring.iter_mut().enumerate().take(n) {
-            let (sf, sr) = (s as i32 % w, s as i32 / w);
-            for t in 0..n {
-                let (tf, tr) = (t as i32 % w, t as i32 / w);
-                if (sf - tf).abs().max((sr - tr).abs()) == 1 {
-                    *r |= 1 << t;
-                }
-            }
-        }
         TermLayout {
             variant,
             base: base.clone(),
@@ -167,7 +154,6 @@ impl TermLayout {
             hanging_to_move,
             hanging_waiting,
             danger,
-            ring,
         }
     }
 
@@ -217,13 +203,7 @@ impl TermLayout {
             };
             dense[self.psq[ki] as usize + rel_sq] += sign;
         }
-        let mut in_hand = [0i32; 2];
-        for &k in &v.hand_kinds {
-            for c in Color::ALL {
-                in_hand[c as usize] += i32::from(pos.hand(c, k));
-            }
-        }
-        hce_features::visit(pos, &self.ring, in_hand, |f, n| {
+        hce_features::visit(pos, self.hce.ring(), self.hce.in_hand(pos), |f, n| {
             let i = match f {
                 Feature::Mobility(k) => self.mobility[k],
                 Feature::KingAttack(k) => self.king_attack[k],
