@@ -21,6 +21,11 @@
 
 #![warn(missing_docs)]
 
+/// Git revision this build was made from (data/build.rs: `KAGE_GIT_REV` when set at build
+/// time, else `git rev-parse HEAD` where it was built, else "unknown"); every artefact the
+/// binaries write records it.
+pub const GIT_REVISION: &str = env!("KAGE_BUILD_GIT_REV");
+
 pub mod atomic;
 pub mod chunk;
 pub mod compact;

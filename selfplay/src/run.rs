@@ -30,8 +30,7 @@ use crate::play::GameOutput;
 use crate::progress::LogLines;
 use kage_data::stats::GameStats;
 
-/// Git revision this binary was built from.
-pub const GIT_REVISION: &str = env!("KAGE_SELFPLAY_GIT_REV");
+pub use kage_data::GIT_REVISION;
 
 /// `created-by` of the files this crate writes.
 pub fn created_by() -> String {

@@ -64,10 +64,11 @@ pub struct RunSummary {
     pub run_id: String,
 }
 
-/// Git revision of the build (build.rs: `KAGE_GIT_REV` when set, else `git rev-parse HEAD`
-/// where it was built, else "unknown"), so a binary records the same revision wherever it runs.
+/// Git revision of the build ([`kage_data::GIT_REVISION`]: `KAGE_GIT_REV` when set, else `git
+/// rev-parse HEAD` where it was built, else "unknown"), so a binary records the same revision
+/// wherever it runs.
 pub fn git_revision() -> String {
-    env!("KAGE_TRAIN_GIT_REV").to_string()
+    kage_data::GIT_REVISION.to_string()
 }
 
 /// Run id: a hash of the resolved configuration without the thread count (same settings and

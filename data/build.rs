@@ -1,5 +1,6 @@
 //! Records the git revision of the build (`KAGE_GIT_REV` wins when set) so that every
-//! artefact can name the code that produced it. A build-time value keeps the output of one
+//! artefact can name the code that produced it (`kage_data::GIT_REVISION`, used by
+//! kage-selfplay and kage-train). A build-time value keeps the output of one
 //! binary independent of the directory it runs in.
 
 use std::process::Command;
@@ -22,5 +23,5 @@ fn main() {
             println!("cargo:rerun-if-changed={dir}/{r}");
         }
     }
-    println!("cargo:rustc-env=KAGE_SELFPLAY_GIT_REV={rev}");
+    println!("cargo:rustc-env=KAGE_BUILD_GIT_REV={rev}");
 }
