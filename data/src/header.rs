@@ -15,8 +15,17 @@
 //!                str  generator config (TOML or JSON text)
 //!                str  kage git revision
 //!                str  created-by
+//!                (format version 2 only:)
+//!                u32  number of sources S
+//!                S x u128  the sources' identities ([`crate::lineage::FileId`]), ascending
 //!              where str = u32 byte length + UTF-8 bytes
 //! ```
+//!
+//! A file made from other files (`kage-data merge`, `shuffle`, `repair`) records the
+//! identities of every file it was made from, transitively ([`FileHeader::with_sources`]),
+//! so that the same positions are never counted twice ([`crate::lineage`]). Such a file is
+//! written as format version 2; a file that records no sources (everything self-play
+//! writes) stays version 1, byte for byte what earlier builds wrote.
 //!
 //! The version comes before the body so that a reader can refuse a newer file
 //! without having to understand the rest of its header.
@@ -26,12 +35,19 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use crate::error::{DataError, Result};
+use crate::lineage::FileId;
 use kage_engine::util::bytes::{ByteError, ByteReader};
 
 /// File magic.
 pub const FILE_MAGIC: [u8; 8] = *b"KAGEDATA";
-/// Current (and newest readable) format version.
+/// Format version of files that record no sources (everything self-play writes).
 pub const FORMAT_VERSION: u16 = 1;
+/// Format version of files that record their sources ([`FileHeader::with_sources`]).
+pub const SOURCES_FORMAT_VERSION: u16 = 2;
+/// Newest format version this build reads.
+pub const NEWEST_FORMAT_VERSION: u16 = SOURCES_FORMAT_VERSION;
+/// Most sources one header records.
+pub const MAX_SOURCES: usize = 1 << 18;
 /// Upper bound of the header body, to reject garbage lengths.
 pub const MAX_HEADER_BODY: u32 = 16 << 20;
 /// Size of the fixed header prefix (magic, version, body length, CRC).
@@ -80,6 +96,7 @@ pub struct FileHeader {
     config_hash: u64,
     git_revision: String,
     created_by: String,
+    sources: Vec<FileId>,
 }
 
 const MAX_FIELD: usize = 4 << 20;
@@ -115,7 +132,36 @@ impl FileHeader {
             config_hash: config_hash(config),
             git_revision: git_revision.to_owned(),
             created_by: created_by.to_owned(),
+            sources: Vec::new(),
         })
+    }
+
+    /// This header recording that the file is made from `sources` (each input's identity
+    /// and the sources it records: [`crate::lineage::sources_for`]); kept sorted and
+    /// without repeats. An empty list is a plain version 1 header.
+    pub fn with_sources(mut self, sources: impl IntoIterator<Item = FileId>) -> Result<Self> {
+        let mut s: Vec<FileId> = sources.into_iter().collect();
+        s.sort_unstable();
+        s.dedup();
+        if s.len() > MAX_SOURCES {
+            return Err(DataError::InvalidHeader(format!(
+                "{} sources, more than the {MAX_SOURCES} a header records",
+                s.len()
+            )));
+        }
+        self.sources = s;
+        Ok(self)
+    }
+
+    /// The identities of the files this one was made from (empty for files written
+    /// directly, e.g. by self-play).
+    pub fn sources(&self) -> &[FileId] {
+        &self.sources
+    }
+
+    /// The format version this header is written as.
+    pub fn format_version(&self) -> u16 {
+        if self.sources.is_empty() { FORMAT_VERSION } else { SOURCES_FORMAT_VERSION }
     }
 
     /// Record kind.
@@ -157,9 +203,15 @@ impl FileHeader {
             body.extend_from_slice(&(s.len() as u32).to_le_bytes());
             body.extend_from_slice(s.as_bytes());
         }
+        if !self.sources.is_empty() {
+            body.extend_from_slice(&(self.sources.len() as u32).to_le_bytes());
+            for id in &self.sources {
+                body.extend_from_slice(&id.0.to_le_bytes());
+            }
+        }
         let mut out = Vec::with_capacity(HEADER_PREFIX_LEN + body.len());
         out.extend_from_slice(&FILE_MAGIC);
-        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&self.format_version().to_le_bytes());
         out.extend_from_slice(&(body.len() as u32).to_le_bytes());
         out.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
         out.extend_from_slice(&body);
@@ -194,11 +246,11 @@ impl FileHeader {
             return Err(truncated(path, got as u64, "file ends inside the header"));
         }
         let version = u16::from_le_bytes([prefix[8], prefix[9]]);
-        if version > FORMAT_VERSION {
+        if version > NEWEST_FORMAT_VERSION {
             return Err(DataError::NewerVersion {
                 path: path.to_path_buf(),
                 found: version,
-                supported: FORMAT_VERSION,
+                supported: NEWEST_FORMAT_VERSION,
             });
         }
         if version == 0 {
@@ -212,9 +264,14 @@ impl FileHeader {
         if len > MAX_HEADER_BODY {
             return Err(bad(path, format!("header body length {len} is implausible")));
         }
-        let mut body = vec![0u8; len as usize];
-        let got = read_full(r, &mut body, path)?;
-        if got < body.len() {
+        // Grown as bytes arrive: a short file claiming a long header allocates no more
+        // than it holds.
+        let mut body = Vec::new();
+        r.take(u64::from(len))
+            .read_to_end(&mut body)
+            .map_err(|e| DataError::io(path, "read", e))?;
+        let got = body.len();
+        if got < len as usize {
             return Err(truncated(
                 path,
                 (HEADER_PREFIX_LEN + got) as u64,
@@ -224,7 +281,7 @@ impl FileHeader {
         if crc32fast::hash(&body) != crc {
             return Err(bad(path, "header checksum mismatch".into()));
         }
-        let header = parse_body(&body).map_err(|reason| bad(path, reason))?;
+        let header = parse_body(&body, version).map_err(|reason| bad(path, reason))?;
         Ok((header, (HEADER_PREFIX_LEN + body.len()) as u64))
     }
 
@@ -235,7 +292,7 @@ impl FileHeader {
     }
 }
 
-fn parse_body(body: &[u8]) -> std::result::Result<FileHeader, String> {
+fn parse_body(body: &[u8], version: u16) -> std::result::Result<FileHeader, String> {
     let short = |_| "header body too short".to_owned();
     let mut r = ByteReader::new(body);
     let kind_byte = r.u8("record kind").map_err(short)?;
@@ -250,6 +307,20 @@ fn parse_body(body: &[u8]) -> std::result::Result<FileHeader, String> {
         })?;
         strings.push(s.to_owned());
     }
+    let mut sources = Vec::new();
+    if version >= SOURCES_FORMAT_VERSION {
+        let n = r.u32("source count").map_err(short)? as usize;
+        if n == 0 || n > MAX_SOURCES || n.saturating_mul(16) > r.remaining() {
+            return Err(format!("implausible source count {n}"));
+        }
+        sources.reserve_exact(n);
+        for _ in 0..n {
+            sources.push(FileId(u128::from_le_bytes(r.array("source").map_err(short)?)));
+        }
+        if sources.windows(2).any(|w| w[0] >= w[1]) {
+            return Err("sources not in ascending order".into());
+        }
+    }
     if r.remaining() != 0 {
         return Err(format!("{} unexpected bytes at the end of the header", r.remaining()));
     }
@@ -260,7 +331,7 @@ fn parse_body(body: &[u8]) -> std::result::Result<FileHeader, String> {
     if h.config_hash != stored_hash {
         return Err("stored config hash does not match the config text".into());
     }
-    Ok(h)
+    Ok(FileHeader { sources, ..h })
 }
 
 fn bad(path: &Path, reason: String) -> DataError {

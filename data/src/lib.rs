@@ -33,7 +33,9 @@ mod convert;
 mod error;
 mod framer;
 pub mod game;
+pub mod guard;
 pub mod header;
+pub mod lineage;
 pub mod parts;
 pub mod pgn;
 pub mod position;
@@ -42,6 +44,7 @@ mod record;
 pub mod stats;
 pub mod svg;
 pub mod synth;
+pub mod variant;
 mod writer;
 
 pub use atomic::tmp_path;
@@ -50,7 +53,11 @@ pub use convert::position_flags;
 pub use error::{DataError, Result};
 pub use framer::Damage;
 pub use game::{GameRecord, GameResult, Termination};
-pub use header::{FORMAT_VERSION, FileHeader, RecordKind, config_hash};
+pub use header::{
+    FORMAT_VERSION, FileHeader, NEWEST_FORMAT_VERSION, RecordKind, SOURCES_FORMAT_VERSION,
+    config_hash,
+};
+pub use lineage::{FileId, Lineage, OverlapError, check_disjoint};
 pub use parts::{PartDir, part_path};
 pub use position::{PositionFlags, PositionRecord, StmResult};
 pub use reader::{Reader, read_all};

@@ -246,3 +246,111 @@ fn repair_salvages_a_damaged_end_marker_or_a_cut_tail() {
     assert_eq!(recs[..], f.pos_recs[..recs.len()]);
     assert!(!kage_data::tmp_path(&fixed).exists());
 }
+
+// Issue #31: the second round.
+
+fn write_as<R: kage_data::Record>(p: &Path, h: FileHeader, recs: &[R]) {
+    let mut w = Writer::<R>::create(p, h).expect("create");
+    w.set_chunk_target(1024);
+    w.write_all(recs).expect("write");
+    w.finish().expect("finish");
+}
+
+/// Three position shards of the fixture's records, written as one run would.
+fn shards(f: &Fixture) -> [PathBuf; 3] {
+    let third = f.pos_recs.len() / 3;
+    let mut out = Vec::new();
+    for (i, recs) in f.pos_recs.chunks(third).take(3).enumerate() {
+        let p = f.root.join(format!("part-{i}.kdata"));
+        write(&p, RecordKind::Position, recs);
+        out.push(p);
+    }
+    out.try_into().expect("three shards")
+}
+
+#[test]
+fn positions_never_count_twice_through_a_merged_file() {
+    use kage_data::lineage::{OverlapError, check_disjoint, file_id};
+    let f = fixture();
+    let [a, b, c] = shards(&f);
+    let m = f.root.join("m.kdata");
+    let o = bin(&["merge", "--out", s(&m), s(&a), s(&b)]);
+    assert!(o.status.success(), "{}", text(&o));
+    let h = FileHeader::read_file(&m).expect("header");
+    let mut want = [file_id(&a).expect("id"), file_id(&b).expect("id")];
+    want.sort();
+    assert_eq!(h.sources(), &want[..]);
+    assert_eq!(std::fs::read(&m).expect("read")[8], kage_data::SOURCES_FORMAT_VERSION as u8);
+    // A shard file still records nothing and is version 1, as before.
+    assert!(FileHeader::read_file(&a).expect("header").sources().is_empty());
+    assert_eq!(std::fs::read(&a).expect("read")[8], 1);
+
+    let out = f.root.join("out.kdata");
+    let refused = |args: &[&str], why: &str| {
+        let o = bin(args);
+        let t = text(&o);
+        assert!(!o.status.success() && t.contains(why), "{args:?}: {t}");
+        assert!(!out.exists() && !kage_data::tmp_path(&out).exists(), "{args:?}");
+    };
+    // The merged file with one of its shards, by merge and by shuffle.
+    refused(&["merge", "--out", s(&out), s(&m), s(&a)], "was made from");
+    refused(&["shuffle", "--out", s(&out), s(&b), s(&m)], "was made from");
+    // Transitively: a merge of the merge still knows its shards.
+    let m2 = f.root.join("m2.kdata");
+    assert!(bin(&["merge", "--out", s(&m2), s(&m), s(&c)]).status.success());
+    refused(&["merge", "--out", s(&out), s(&m2), s(&b)], "was made from");
+    // Two merges sharing a shard.
+    let m3 = f.root.join("m3.kdata");
+    assert!(bin(&["merge", "--out", s(&m3), s(&a), s(&c)]).status.success());
+    refused(&["merge", "--out", s(&out), s(&m), s(&m3)], "both made from the same file");
+    // A copy is the same data.
+    let copy = f.root.join("copy.kdata");
+    std::fs::copy(&a, &copy).expect("copy");
+    refused(&["merge", "--out", s(&out), s(&a), s(&copy)], "hold the same data");
+    // A shuffled or repaired file records its source too.
+    let sh = f.root.join("sh.kdata");
+    assert!(bin(&["shuffle", "--out", s(&sh), s(&a), s(&b)]).status.success());
+    refused(&["merge", "--out", s(&out), s(&sh), s(&a)], "was made from");
+    let rep = f.root.join("rep.kdata");
+    assert!(bin(&["repair", "--out", s(&rep), s(&c)]).status.success());
+    refused(&["merge", "--out", s(&out), s(&rep), s(&c)], "was made from");
+
+    // The library check the trainer uses: cheap, typed.
+    check_disjoint(&[a.clone(), b.clone(), c.clone()]).expect("disjoint shards");
+    check_disjoint(&[m.clone(), c.clone()]).expect("disjoint");
+    let e = check_disjoint(&[a.clone(), a.clone()]).expect_err("the same file twice");
+    assert!(matches!(e, OverlapError::Same { .. }), "{e}");
+    let e = check_disjoint(&[a.clone(), m.clone()]).expect_err("derived");
+    assert!(matches!(&e, OverlapError::Derived { derived, from } if *derived == m && *from == a));
+    let e = check_disjoint(&[m3.clone(), m.clone()]).expect_err("shared");
+    assert!(matches!(e, OverlapError::SharedSource { .. }), "{e}");
+    // Every merged record is still there, once.
+    let (_, recs, damage) = read_all::<PositionRecord>(&m2).expect("valid");
+    assert!(damage.is_empty());
+    let third = f.pos_recs.len() / 3;
+    assert_eq!(recs[..], f.pos_recs[..3 * third]);
+}
+
+#[test]
+fn merging_files_of_two_builds_needs_allow_mixed_builds() {
+    let f = fixture();
+    let half = f.pos_recs.len() / 2;
+    let (a, b) = (f.root.join("a.kdata"), f.root.join("b.kdata"));
+    let h = |rev: &str| FileHeader::new(RecordKind::Position, "minishogi", "a = 1", rev, "t");
+    write_as(&a, h("rev-1").expect("header"), &f.pos_recs[..half]);
+    write_as(&b, h("rev-2").expect("header"), &f.pos_recs[half..]);
+    let out = f.root.join("out.kdata");
+    for cmd in ["merge", "shuffle"] {
+        let o = bin(&[cmd, "--out", s(&out), s(&a), s(&b)]);
+        let t = text(&o);
+        assert!(!o.status.success(), "{cmd}: {t}");
+        assert!(t.contains("\"rev-2\"") && t.contains("--allow-mixed-builds"), "{cmd}: {t}");
+        assert!(!out.exists() && !kage_data::tmp_path(&out).exists());
+        let o = bin(&[cmd, "--allow-mixed-builds", "--out", s(&out), s(&a), s(&b)]);
+        let t = text(&o);
+        assert!(o.status.success() && t.contains("warning"), "{cmd}: {t}");
+        let h = FileHeader::read_file(&out).expect("header");
+        assert_eq!(h.git_revision(), "mixed: rev-1, rev-2");
+        std::fs::remove_file(&out).expect("written");
+    }
+}

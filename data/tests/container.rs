@@ -221,10 +221,10 @@ fn bad_headers_give_typed_errors() {
     assert!(matches!(Reader::<PositionRecord>::open(&p), Err(DataError::BadMagic { .. })));
 
     let mut b = good.clone();
-    b[8..10].copy_from_slice(&(kage_data::FORMAT_VERSION + 1).to_le_bytes());
+    b[8..10].copy_from_slice(&(kage_data::NEWEST_FORMAT_VERSION + 1).to_le_bytes());
     std::fs::write(&p, &b).unwrap();
     let e = Reader::<PositionRecord>::open(&p).err().unwrap();
-    assert!(matches!(e, DataError::NewerVersion { found: 2, supported: 1, .. }), "{e}");
+    assert!(matches!(e, DataError::NewerVersion { found: 3, supported: 2, .. }), "{e}");
     assert!(e.to_string().contains("upgrade kage"));
 
     let mut b = good.clone();

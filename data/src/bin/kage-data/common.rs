@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
-use kage_data::{FileHeader, Reader, Record};
+use kage_data::{FileHeader, Lineage, Reader, Record};
 use kage_engine::Variant;
 
 /// Reads the header of every file.
@@ -16,9 +16,10 @@ pub fn open<R: Record>(path: &Path) -> Result<Reader<R>> {
     Ok(Reader::<R>::open(path)?.on_damage(|d| eprintln!("kage-data: warning: {d}")))
 }
 
-/// The engine variant of a header.
+/// The engine variant of a header: a built-in, or the user variant whose spec the file's
+/// config carries ([`kage_data::variant::of_header`]).
 pub fn variant_of(h: &FileHeader) -> Result<&'static Variant> {
-    Ok(Variant::by_name(h.variant())?)
+    Ok(kage_data::variant::of_header(h)?)
 }
 
 /// Requires all files to hold the same record kind, variant and generator
@@ -60,11 +61,61 @@ pub fn compatible(files: &[PathBuf]) -> Result<FileHeader> {
     Ok(first.clone())
 }
 
-/// A header like `h` but marked as produced by `tool`.
-pub fn derived_header(h: &FileHeader, tool: &str) -> Result<FileHeader> {
+/// The header of a file `tool` makes from `inputs` (of the common header `h`): written by
+/// the build `revision` ([`build_revision`]), recording the inputs as its sources
+/// ([`kage_data::lineage`]).
+pub fn made_from(
+    h: &FileHeader,
+    tool: &str,
+    revision: &str,
+    inputs: &[Lineage],
+) -> Result<FileHeader> {
     let created_by =
         format!("kage-data {tool} {} (from: {})", env!("CARGO_PKG_VERSION"), h.created_by());
-    Ok(FileHeader::new(h.kind(), h.variant(), h.config(), h.git_revision(), &created_by)?)
+    Ok(FileHeader::new(h.kind(), h.variant(), h.config(), revision, &created_by)?
+        .with_sources(kage_data::lineage::sources_for(inputs))?)
+}
+
+/// Refuses inputs that overlap (the same data twice, a file with one it was made from, two
+/// files made from a common source); returns their lineages.
+pub fn disjoint(files: &[PathBuf]) -> Result<Vec<Lineage>> {
+    kage_data::lineage::disjoint_lineages(files).map_err(|e| {
+        anyhow::anyhow!("{e}; refusing to combine them (each position must count once)")
+    })
+}
+
+/// The git revision to record for a file made from `files`: theirs when they agree.
+/// Files written by different builds (self-play resumed or sharded across a rebuild) are
+/// refused unless `allow_mixed`; then the output records every revision (`mixed: a, b`).
+pub fn build_revision(files: &[PathBuf], allow_mixed: bool) -> Result<String> {
+    let hs = headers(files)?;
+    let first = hs[0].git_revision();
+    let Some(i) = hs.iter().position(|h| h.git_revision() != first) else {
+        return Ok(first.to_owned());
+    };
+    let what = format!(
+        "{} was written by build {:?} but {} by build {:?}",
+        files[i].display(),
+        hs[i].git_revision(),
+        files[0].display(),
+        first
+    );
+    if !allow_mixed {
+        bail!(
+            "{what}: positions from two builds would be mixed in one file; pass              --allow-mixed-builds to combine them anyway"
+        );
+    }
+    let mut revs: Vec<&str> = hs
+        .iter()
+        .flat_map(|h| {
+            let r = h.git_revision();
+            r.strip_prefix("mixed: ").map_or_else(|| vec![r], |rest| rest.split(", ").collect())
+        })
+        .collect();
+    revs.sort_unstable();
+    revs.dedup();
+    eprintln!("kage-data: warning: {what}; combined as --allow-mixed-builds says");
+    Ok(format!("mixed: {}", revs.join(", ")))
 }
 
 /// After a file was read to its end: damaged input is an error unless `allow` (then a
@@ -116,7 +167,8 @@ pub fn distinct_inputs(files: &[PathBuf]) -> Result<()> {
     Ok(())
 }
 
-/// Refuses an output path that is a directory or one of the inputs, before any work.
+/// Refuses an output path that is a directory or one of the inputs (under any name), before
+/// any work: the one rule of every kage tool ([`kage_data::guard::refuse_overwrite`]).
 pub fn check_output(out: &Path, files: &[PathBuf]) -> Result<()> {
     if out.as_os_str() == "-" {
         return Ok(());
@@ -124,13 +176,8 @@ pub fn check_output(out: &Path, files: &[PathBuf]) -> Result<()> {
     if out.is_dir() {
         bail!("--out {} is a directory; name a file", out.display());
     }
-    if let Ok(o) = std::fs::canonicalize(out) {
-        for f in files {
-            if std::fs::canonicalize(f).is_ok_and(|c| c == o) {
-                bail!("--out {} is also an input", out.display());
-            }
-        }
-    }
+    let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    kage_data::guard::refuse_overwrite(&[("--out", out)], &inputs)?;
     Ok(())
 }
 

@@ -65,6 +65,9 @@ enum Cmd {
         /// Write the output even when an input has damaged chunks (they are dropped).
         #[arg(long)]
         allow_damaged: bool,
+        /// Combine files written by different builds (git revisions); refused otherwise.
+        #[arg(long)]
+        allow_mixed_builds: bool,
         /// Input files (same kind, variant and config).
         #[arg(required = true)]
         files: Vec<PathBuf>,
@@ -77,6 +80,9 @@ enum Cmd {
         /// Write the output even when an input has damaged chunks (they are dropped).
         #[arg(long)]
         allow_damaged: bool,
+        /// Combine files written by different builds (git revisions); refused otherwise.
+        #[arg(long)]
+        allow_mixed_builds: bool,
         /// Input files (same kind, variant and config).
         #[arg(required = true)]
         files: Vec<PathBuf>,
@@ -130,10 +136,12 @@ fn main() -> ExitCode {
     let res = match cli.cmd {
         Cmd::Stats { files } => stats::run(&files),
         Cmd::Validate { files, max_errors } => validate::run(&files, max_errors),
-        Cmd::Shuffle { out, seed, memory_mb, allow_damaged, files } => {
-            shuffle::run(&out, &files, seed, memory_mb, allow_damaged)
+        Cmd::Shuffle { out, seed, memory_mb, allow_damaged, allow_mixed_builds, files } => {
+            shuffle::run(&out, &files, seed, memory_mb, allow_damaged, allow_mixed_builds)
         }
-        Cmd::Merge { out, allow_damaged, files } => merge::run(&out, &files, allow_damaged),
+        Cmd::Merge { out, allow_damaged, allow_mixed_builds, files } => {
+            merge::run(&out, &files, allow_damaged, allow_mixed_builds)
+        }
         Cmd::Export { text, pgn: _, perspective, scores, out, allow_damaged, files } => {
             if text {
                 export::text(&out, &files, perspective, allow_damaged)

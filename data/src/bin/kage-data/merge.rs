@@ -5,6 +5,10 @@
 //! their games disjointly). Position records carry no game index, so for them
 //! a repeated input is detected per file: the same file given twice, or two
 //! files with identical contents (same records in the same order), is refused.
+//!
+//! Inputs that overlap by lineage (one made from another, two made from a common file:
+//! [`kage_data::lineage`]) are refused, and the output records its inputs as its sources.
+//! Inputs written by different builds are refused unless `--allow-mixed-builds`.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -15,14 +19,22 @@ use anyhow::{Result, bail};
 use kage_data::{GameRecord, PositionRecord, Record, RecordKind, Writer};
 
 use crate::common::{
-    check_damage, check_output, compatible, derived_header, distinct_inputs, open,
+    build_revision, check_damage, check_output, compatible, disjoint, distinct_inputs, made_from,
+    open,
 };
 
-pub fn run(out: &Path, files: &[PathBuf], allow_damaged: bool) -> Result<ExitCode> {
+pub fn run(
+    out: &Path,
+    files: &[PathBuf],
+    allow_damaged: bool,
+    allow_mixed_builds: bool,
+) -> Result<ExitCode> {
     check_output(out, files)?;
     let header = compatible(files)?;
     distinct_inputs(files)?;
-    let header = derived_header(&header, "merge")?;
+    let lineages = disjoint(files)?;
+    let revision = build_revision(files, allow_mixed_builds)?;
+    let header = made_from(&header, "merge", &revision, &lineages)?;
     let res = match header.kind() {
         RecordKind::Position => {
             merge::<PositionRecord>(out, files, &header, allow_damaged, |_| None)

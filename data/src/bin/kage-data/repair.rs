@@ -13,10 +13,14 @@ use kage_data::{
 };
 
 use crate::common::check_output;
+use kage_data::Lineage;
+use kage_data::lineage::sources_for;
 
 pub fn run(out: &Path, file: &Path) -> Result<ExitCode> {
     check_output(out, std::slice::from_ref(&file.to_path_buf()))?;
-    let header = FileHeader::read_file(file)?;
+    let input = FileHeader::read_file(file)?;
+    // The repaired file records the damaged one as its source (kage_data::lineage).
+    let header = input.clone().with_sources(sources_for(&[Lineage::of(file)?]))?;
     let res = match header.kind() {
         RecordKind::Position => repair::<PositionRecord>(out, file, &header),
         RecordKind::Game => repair::<GameRecord>(out, file, &header),

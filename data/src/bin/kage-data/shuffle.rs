@@ -16,7 +16,8 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::common::{
-    check_damage, check_output, compatible, derived_header, distinct_inputs, open,
+    build_revision, check_damage, check_output, compatible, disjoint, distinct_inputs, made_from,
+    open,
 };
 
 pub fn run(
@@ -25,10 +26,13 @@ pub fn run(
     seed: u64,
     memory_mb: u64,
     allow_damaged: bool,
+    allow_mixed_builds: bool,
 ) -> Result<ExitCode> {
     check_output(out, files)?;
     let header = compatible(files)?;
     distinct_inputs(files)?;
+    let lineages = disjoint(files)?;
+    let revision = build_revision(files, allow_mixed_builds)?;
     let bytes: u64 = files
         .iter()
         .map(|f| std::fs::metadata(f).map(|m| m.len()).with_context(|| format!("{}", f.display())))
@@ -36,7 +40,7 @@ pub fn run(
     // Decoded records take roughly 2x their encoded size (more for games).
     let budget = memory_mb.max(1) << 20;
     let buckets = (bytes * 2).div_ceil(budget).clamp(1, 4096) as usize;
-    let header = derived_header(&header, "shuffle")?;
+    let header = made_from(&header, "shuffle", &revision, &lineages)?;
     let res = match header.kind() {
         RecordKind::Position => {
             shuffle::<PositionRecord>(out, files, &header, seed, buckets, allow_damaged)
