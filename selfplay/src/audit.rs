@@ -136,9 +136,17 @@ pub fn audit(files: &[PathBuf], opts: AuditOptions) -> Result<AuditReport> {
                 continue;
             }
         };
-        let Ok(cfg) = GenConfig::from_toml(r.header().config()) else {
-            problems.push(format!("{}: skipped: not a kage-selfplay run", f.display()));
-            continue;
+        let cfg = match GenConfig::from_toml(r.header().config()).map(GenConfig::validated) {
+            Ok(Ok(cfg)) => cfg,
+            // The same checks as `generate`: settings it refuses are not replayed here.
+            Ok(Err(e)) => {
+                problems.push(format!("{}: skipped: {e}", f.display()));
+                continue;
+            }
+            Err(_) => {
+                problems.push(format!("{}: skipped: not a kage-selfplay run", f.display()));
+                continue;
+            }
         };
         let run = r.header().config_hash();
         let (key, info) = group::describe(r.header().variant(), r.header().config());

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use kage_engine::VariantId;
+use kage_engine::util::read::{cap, read_text_capped};
 use kage_selfplay::config::{NetRef, Openings};
 use kage_selfplay::{Budget, GenConfig, OpeningMode, PlayerFactory, PlayerKind, Shard};
 
@@ -135,9 +136,10 @@ pub enum EvalChoice {
 
 #[derive(Args)]
 pub struct GenerateArgs {
-    /// Variant: shinobiplus, shinobi, gorogoroplus, minishogi, or all.
-    #[arg(long, default_value = "all")]
-    pub variant: String,
+    /// Variant: shinobiplus, shinobi, gorogoroplus, minishogi, or all (the default); with
+    /// --variant-file, only the file's own name.
+    #[arg(long)]
+    pub variant: Option<String>,
     /// Plays a user variant written as a spec file (TOML, as `kage --variant-file`): its
     /// text goes into the run config, so reports show it as a variant of its own.
     #[arg(long, value_name = "FILE")]
@@ -331,7 +333,7 @@ impl GenerateArgs {
     /// The user variant of `--variant-file`: its name and spec text.
     pub fn user_variant(&self) -> Result<Option<(String, String)>> {
         let Some(path) = &self.variant_file else { return Ok(None) };
-        let text = std::fs::read_to_string(path)
+        let text = read_text_capped(path, cap::TEXT, "variant spec")
             .with_context(|| format!("reading variant file {}", path.display()))?;
         let v = kage_engine::Variant::from_spec_text(&text)
             .with_context(|| format!("variant file {}", path.display()))?;
@@ -343,8 +345,14 @@ impl GenerateArgs {
                 v.name
             );
         }
-        if self.variant != "all" && self.variant != v.name {
-            bail!("--variant {} does not match the variant file's name {:?}", self.variant, v.name);
+        if let Some(asked) = self.variant.as_deref().filter(|a| *a != v.name) {
+            bail!(
+                "--variant {asked} and --variant-file {} (the user variant {:?}) name different \
+                 variants; give --variant-file alone, or --variant {:?} with it",
+                path.display(),
+                v.name,
+                v.name
+            );
         }
         Ok(Some((v.name.clone(), text)))
     }
@@ -352,7 +360,7 @@ impl GenerateArgs {
     pub fn variants(&self) -> Result<Vec<String>> {
         match self.user_variant()? {
             Some((name, _)) => Ok(vec![name]),
-            None => variant_list(&self.variant),
+            None => variant_list(self.variant.as_deref().unwrap_or("all")),
         }
     }
 
@@ -363,7 +371,8 @@ impl GenerateArgs {
     pub fn config(&self, variant: &str) -> Result<GenConfig> {
         let user = self.user_variant()?;
         let spec = user.as_ref().filter(|(name, _)| name == variant).map(|(_, t)| t.as_str());
-        self.game.config(variant, self.games, self.batch_size, self.variant != "all", spec)
+        let strict = self.variant.as_deref().is_some_and(|v| v != "all");
+        self.game.config(variant, self.games, self.batch_size, strict, spec)
     }
 
     /// `--progress-secs` as a duration (0: a line per game).

@@ -106,6 +106,52 @@ pub struct Adjudication {
     pub max_plies: u32,
 }
 
+impl Adjudication {
+    /// Checks the settings (every command that adjudicates: generate, match, audit).
+    pub fn validate(&self) -> Result<(), SelfplayError> {
+        let bad = |m: String| Err(SelfplayError::Config(m));
+        if self.resign_plies > 0 && self.resign_cp <= 0 {
+            return bad(format!(
+                "resign score {} must be positive (at or below 0 every game is a resignation)",
+                self.resign_cp
+            ));
+        }
+        if self.draw_plies > 0 && self.draw_cp < 0 {
+            return bad(format!("draw score bound {} must not be negative", self.draw_cp));
+        }
+        if self.max_plies > u32::from(u16::MAX) {
+            return bad(format!("ply cap {} is above {}", self.max_plies, u16::MAX));
+        }
+        Ok(())
+    }
+}
+
+/// Checks a number of games to play (every command that plays games).
+pub fn check_games(games: u64) -> Result<(), SelfplayError> {
+    if games == 0 {
+        return Err(SelfplayError::Config("games must be at least 1".into()));
+    }
+    if games > MAX_TOML_INT {
+        return Err(SelfplayError::Config(format!("games {games} is above {MAX_TOML_INT}")));
+    }
+    Ok(())
+}
+
+/// Checks that a variant name is a name, not a path: 1 to 64 ASCII letters, digits, `_`,
+/// `-` or `+` (it names the run directory `<out>/<variant>`).
+pub fn check_variant_name(name: &str) -> Result<(), SelfplayError> {
+    let ok = (1..=64).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-+".contains(&b))
+        && !name.starts_with(['-', '+']);
+    if ok {
+        return Ok(());
+    }
+    Err(SelfplayError::Config(format!(
+        "variant name {name:?} is not a plain name (1 to 64 letters, digits, '_', '-' or '+'; \
+         no '/', '..' or path)"
+    )))
+}
+
 impl Default for Adjudication {
     fn default() -> Self {
         Adjudication {
@@ -194,15 +240,12 @@ impl GenConfig {
     /// Checks every field; returns the config unchanged when valid.
     pub fn validated(self) -> Result<Self, SelfplayError> {
         let bad = |m: String| Err(SelfplayError::Config(m));
+        check_variant_name(&self.variant)?;
         self.variant_def()?;
-        if self.games == 0 {
-            return bad("games must be at least 1".into());
-        }
+        check_games(self.games)?;
         // The run file and data file headers are TOML, whose integers are 64-bit signed.
-        for (what, v) in [("games", self.games), ("seed", self.seed)] {
-            if v > MAX_TOML_INT {
-                return bad(format!("{what} {v} is above {MAX_TOML_INT}"));
-            }
+        if self.seed > MAX_TOML_INT {
+            return bad(format!("seed {} is above {MAX_TOML_INT}", self.seed));
         }
         match self.budget {
             Budget::Nodes(0) => return bad("nodes must be at least 1".into()),
@@ -235,16 +278,7 @@ impl GenConfig {
         if o.margin_cp < 0 {
             return bad("opening margin must not be negative".into());
         }
-        let a = &self.adjudication;
-        if a.resign_plies > 0 && a.resign_cp <= 0 {
-            return bad("resign score must be positive".into());
-        }
-        if a.draw_plies > 0 && a.draw_cp < 0 {
-            return bad("draw score bound must not be negative".into());
-        }
-        if a.max_plies > u32::from(u16::MAX) {
-            return bad(format!("ply cap {} is above {}", a.max_plies, u16::MAX));
-        }
+        self.adjudication.validate()?;
         Ok(self)
     }
 

@@ -22,6 +22,12 @@ pub enum SelfplayError {
         /// Config of this invocation.
         requested: String,
     },
+    /// A write the guard refuses (an output over an input, a directory of another tool).
+    #[error(transparent)]
+    Guard(#[from] kage_data::guard::GuardError),
+    /// A file the user named could not be read (or is too large to be what it should be).
+    #[error(transparent)]
+    Read(#[from] kage_engine::util::read::ReadError),
     /// A data file could not be read or written.
     #[error(transparent)]
     Data(#[from] kage_data::DataError),

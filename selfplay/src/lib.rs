@@ -4,6 +4,8 @@
 //! * [`play`]: one game (random openings, search, adjudication, records).
 //! * [`audit`]: plays adjudicated games on to their real end: how often adjudication erred.
 //! * [`driver`]: many games on a rayon pool, one player per thread.
+//! * [`guard`]: what a command may write: never over its inputs, never into another tool's
+//!   directory.
 //! * [`run`]: a run directory with atomic batch files, resume and final joined output.
 //! * [`balance`]: balance reports grouped by variant and settings: text, JSON, SVG, HTML.
 //! * [`progress`]: plain progress lines when stderr is not a terminal.
@@ -19,6 +21,7 @@ pub mod bench;
 pub mod config;
 pub mod driver;
 mod error;
+pub mod guard;
 pub mod matches;
 pub mod play;
 pub mod player;

@@ -111,6 +111,15 @@ fn run_generate(args: &cli::GenerateArgs) -> Result<ExitCode> {
 
 fn run_balance(args: &cli::BalanceArgs) -> Result<ExitCode> {
     let (files, mut problems) = balance::game_files(&args.paths)?;
+    let inputs: Vec<_> = files.iter().chain(&args.audit).cloned().collect();
+    kage_selfplay::guard::check_reports(
+        &[
+            ("--svg", args.svg.as_deref()),
+            ("--json", args.json.as_deref()),
+            ("--html", args.html.as_deref()),
+        ],
+        &inputs,
+    )?;
     let opts = balance::Options { opening_plies: args.opening_plies };
     let mut report = balance::collect(&files, opts);
     problems.append(&mut report.problems);
@@ -122,8 +131,11 @@ fn run_balance(args: &cli::BalanceArgs) -> Result<ExitCode> {
         bail!("no games found under the given paths");
     }
     for a in &args.audit {
-        let text =
-            std::fs::read_to_string(a).with_context(|| format!("reading {}", a.display()))?;
+        let text = kage_engine::util::read::read_text_capped(
+            a,
+            kage_engine::util::read::cap::TEXT,
+            "audit report",
+        )?;
         let v: serde_json::Value =
             serde_json::from_str(&text).with_context(|| format!("reading {}", a.display()))?;
         let n = balance::attach_audits(&mut report, &v)
@@ -154,6 +166,7 @@ fn run_balance(args: &cli::BalanceArgs) -> Result<ExitCode> {
 
 fn run_audit(args: &cli::AuditArgs) -> Result<ExitCode> {
     let (files, problems) = balance::game_files(&args.paths)?;
+    kage_selfplay::guard::check_reports(&[("--json", args.json.as_deref())], &files)?;
     let opts = kage_selfplay::audit::AuditOptions {
         sample: args.sample,
         seed: args.seed,
@@ -188,6 +201,7 @@ fn run_audit(args: &cli::AuditArgs) -> Result<ExitCode> {
 }
 
 fn run_bench(args: &cli::BenchArgs) -> Result<ExitCode> {
+    kage_selfplay::guard::check_reports(&[("--json", args.json.as_deref())], &[])?;
     let mut rows = Vec::new();
     for variant in cli::variant_list(&args.variant)? {
         let cfg = args.config(&variant)?;
@@ -210,8 +224,11 @@ fn run_bench(args: &cli::BenchArgs) -> Result<ExitCode> {
     }
     print!("{}", bench::table(&rows));
     if let Some(p) = &args.json {
-        std::fs::write(p, serde_json::to_string_pretty(&rows)? + "\n")
-            .with_context(|| format!("writing {}", p.display()))?;
+        kage_data::atomic::write_atomic(
+            p,
+            (serde_json::to_string_pretty(&rows)? + "\n").as_bytes(),
+        )
+        .with_context(|| format!("writing {}", p.display()))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -257,11 +257,7 @@ fn parse_tc(tc: &str) -> Result<(u64, u64)> {
         }
         Ok((x * 1000.0).round() as u64)
     };
-    let (t, i) = (secs(t)?, secs(i)?);
-    if t == 0 {
-        bail!("--tc needs a base time above zero");
-    }
-    Ok((t, i))
+    Ok((secs(t)?, secs(i)?))
 }
 
 impl MatchArgs {
@@ -276,14 +272,9 @@ impl MatchArgs {
             engines[1].name += "-2";
         }
         let limit = match (self.nodes, self.depth, self.movetime, &self.tc) {
-            (Some(n), ..) => {
-                if !(0.0..=90.0).contains(&self.nodes_jitter) {
-                    bail!("--nodes-jitter must be 0..=90 (percent)");
-                }
-                LimitSpec::Nodes { nodes: n.max(1), jitter: self.nodes_jitter / 100.0 }
-            }
-            (_, Some(d), ..) => LimitSpec::Depth(d.max(1)),
-            (_, _, Some(ms), _) => LimitSpec::Movetime(ms.max(1)),
+            (Some(n), ..) => LimitSpec::Nodes { nodes: n, jitter: self.nodes_jitter / 100.0 },
+            (_, Some(d), ..) => LimitSpec::Depth(d),
+            (_, _, Some(ms), _) => LimitSpec::Movetime(ms),
             (_, _, _, Some(tc)) => {
                 let (time_ms, inc_ms) = parse_tc(tc)?;
                 LimitSpec::Clock { time_ms, inc_ms, margin_ms: self.margin }
@@ -293,8 +284,12 @@ impl MatchArgs {
         let openings = match &self.openings {
             Some(p) => {
                 let order: Order = self.order.parse().map_err(anyhow::Error::msg)?;
-                let bytes = std::fs::read(p)
-                    .with_context(|| format!("cannot read opening file {}", p.display()))?;
+                let bytes = kage_engine::util::read::read_capped(
+                    p,
+                    kage_selfplay::matches::openings::CAP,
+                    "opening file",
+                )
+                .context("cannot read opening file")?;
                 OpeningSpec::File {
                     path: p.display().to_string(),
                     hash: kage_selfplay::player::file_hash(&bytes),
@@ -309,13 +304,13 @@ impl MatchArgs {
                 nodes: self.opening_nodes.max(1),
             },
         };
-        Ok(MatchConfig {
+        let cfg = MatchConfig {
             variant: self.variant.clone(),
             engines,
             limit,
             openings,
             seed: self.seed,
-            max_plies: self.max_plies.max(1),
+            max_plies: self.max_plies,
             adjudication: kage_selfplay::config::Adjudication {
                 resign_cp: self.resign_cp,
                 resign_plies: self.resign_plies,
@@ -324,7 +319,7 @@ impl MatchArgs {
                 draw_min_ply: self.draw_min_ply,
                 max_plies: 0,
             },
-            games: self.games.max(1),
+            games: self.games,
             threads: self.threads.max(1),
             sprt: if self.sprt { Some(self.test.sprt()?) } else { None },
             out: self.out.clone(),
@@ -334,6 +329,7 @@ impl MatchArgs {
             progress_games: self.progress_games,
             progress_secs: self.progress_secs,
             quiet: self.quiet,
-        })
+        };
+        Ok(cfg.validated()?)
     }
 }

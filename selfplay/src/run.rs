@@ -121,10 +121,9 @@ fn write_atomic(path: &Path, text: &str) -> Result<()> {
         .map_err(|e| SelfplayError::io(path, "write", e))
 }
 
-/// Creates the run directory and its `run.toml`, or checks that an existing one holds the
-/// same config.
-fn claim_dir(dir: &Path, cfg: &GenConfig, shard: Shard) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| SelfplayError::io(dir, "create directory", e))?;
+/// Writes the run directory's `run.toml`, or checks that an existing one holds the same
+/// config.
+fn record_config(dir: &Path, cfg: &GenConfig, shard: Shard) -> Result<()> {
     let path = dir.join("run.toml");
     let want = RunFile { shard, config: cfg.clone() };
     let text = toml::to_string(&want)
@@ -175,13 +174,14 @@ fn progress_bar(len: u64, done: u64, variant: &str, show: bool) -> ProgressBar {
 /// the memory of a run does not grow with its number of games.
 const WINDOW_GAMES: usize = 1 << 16;
 
-/// Holds the run directory's lock file (`lock`, an advisory lock the system drops when the
-/// process ends, however it ends).
-struct DirLock {
+/// Holds a run or match directory's lock file (`lock`, an advisory lock the system drops
+/// when the process ends, however it ends).
+pub(crate) struct DirLock {
     _file: std::fs::File,
 }
 
-fn lock_dir(dir: &Path) -> Result<DirLock> {
+/// Locks `dir` for this process: another kage-selfplay run or match in it is refused.
+pub(crate) fn lock_dir(dir: &Path) -> Result<DirLock> {
     let path = dir.join("lock");
     let file = std::fs::OpenOptions::new()
         .create(true)
@@ -192,7 +192,7 @@ fn lock_dir(dir: &Path) -> Result<DirLock> {
     match file.try_lock() {
         Ok(()) => Ok(DirLock { _file: file }),
         Err(std::fs::TryLockError::WouldBlock) => Err(SelfplayError::Config(format!(
-            "{} is in use by another kage-selfplay run; wait for it or use another --out",
+            "{} is in use by another kage-selfplay run or match; wait for it or use another --out",
             dir.display()
         ))),
         Err(std::fs::TryLockError::Error(e)) => Err(SelfplayError::io(&path, "lock", e)),
@@ -202,11 +202,13 @@ fn lock_dir(dir: &Path) -> Result<DirLock> {
 /// Generates (or resumes, or finds finished) the run of `cfg` for `opts.shard`.
 pub fn generate(cfg: &GenConfig, opts: &RunOptions) -> Result<RunReport> {
     let started = Instant::now();
+    // A name, not a path: checked before any directory is made from it.
+    crate::config::check_variant_name(&cfg.variant)?;
     let variant: &'static Variant = cfg.variant_def()?;
     let dir = run_dir(&opts.out, &cfg.variant, opts.shard);
-    std::fs::create_dir_all(&dir).map_err(|e| SelfplayError::io(&dir, "create directory", e))?;
+    crate::guard::claim_run_dir(&opts.out, &dir, crate::guard::GENERATE)?;
     let _lock = lock_dir(&dir)?;
-    claim_dir(&dir, cfg, opts.shard)?;
+    record_config(&dir, cfg, opts.shard)?;
     let parts = dir.join("parts");
     let shard_games = opts.shard.len(cfg.games);
     let bsize = cfg.batch_size;

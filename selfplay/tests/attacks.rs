@@ -1,6 +1,11 @@
 //! Attack tests (issue #11): self-play given numbers it cannot store, too much hash, a run
 //! directory in use, and finished or half-finished runs whose files were lost or damaged.
 //! Each ends in a clear error or a correct rerun, never an abort or a silent "complete".
+//!
+//! Issue #31 (below the first ones): reports over their inputs, tools in each other's
+//! directories, two matches in one directory, settings one command checks and another did
+//! not, outside engines' bytes, files read whole, variant names that are paths, and resumes
+//! with another build of an engine.
 
 use std::path::Path;
 use std::process::Command;
@@ -182,4 +187,255 @@ fn a_damaged_part_is_played_again_and_the_run_completes() {
     assert_eq!(got, want);
     assert!(!kage_data::tmp_path(&dir.join("positions.kdata")).exists());
     assert!(!parts.exists());
+}
+
+// ---- issue #31 ----
+
+fn selfplay(args: &[&str]) -> std::process::Output {
+    Command::new(BIN).args(args).env("KAGE", BIN).output().expect("runs")
+}
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A failure with one line naming `want`.
+fn refused(o: &std::process::Output, want: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains(want), "wanted {want:?} in: {err}");
+}
+
+/// A finished greedy self-play run of 2 games under `out`; its games file.
+fn games_file(out: &Path) -> std::path::PathBuf {
+    run(&cfg(2, 2), out).expect("runs").dir.join("games.kdata")
+}
+
+/// A fast two-game match of the built-in player against itself into `out`.
+fn quick_match(out: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["match", "--variant", "minishogi", "--nodes", "40"];
+    if !extra.contains(&"--games") {
+        args.extend(["--games", "2"]);
+    }
+    args.extend(["--max-plies", "16", "--opening-plies", "2", "--opening-mode", "uniform"]);
+    args.extend(["--quiet", "--engine", "builtin", "hash=1", "--engine", "builtin", "hash=1"]);
+    args.extend(extra);
+    let out = out.to_str().expect("utf-8 path");
+    args.extend(["--out", out]);
+    selfplay(&args)
+}
+
+#[test]
+fn reports_never_overwrite_their_inputs_or_each_other() {
+    let t = tempfile::tempdir().expect("temp dir");
+    let a = games_file(&t.path().join("A"));
+    let b = games_file(&t.path().join("B"));
+    let (a_bytes, b_bytes) = (std::fs::read(&a).expect("a"), std::fs::read(&b).expect("b"));
+    let p = |x: &Path| x.to_str().expect("utf-8").to_owned();
+    let (sa, sb) = (p(&a), p(&b));
+    let dir_a = p(&t.path().join("A"));
+    let report = p(&t.path().join("r.json"));
+    let audit = t.path().join("audit.json");
+    std::fs::write(&audit, "{\"groups\": []}\n").expect("audit");
+    let sau = p(&audit);
+    // The report named as its own input, by file and through a directory.
+    for flag in ["--json", "--html", "--svg"] {
+        refused(&selfplay(&["balance", &sa, flag, &sa]), "is also an input");
+        refused(&selfplay(&["balance", &dir_a, flag, &sa]), "is also an input");
+    }
+    refused(&selfplay(&["audit", &sa, "--json", &sa, "--quiet"]), "is also an input");
+    refused(&selfplay(&["balance", &sa, "--audit", &sau, "--json", &sau]), "is also an input");
+    // The one-token slip: `--json A B` meant two inputs; A is a data file, not a report.
+    refused(&selfplay(&["balance", "--json", &sa, &sb]), "names a kage data file");
+    // Two outputs on one file.
+    refused(&selfplay(&["balance", &sa, "--json", &report, "--html", &report]), "both name");
+    assert_eq!(std::fs::read(&a).expect("a"), a_bytes);
+    assert_eq!(std::fs::read(&b).expect("b"), b_bytes);
+    assert_eq!(std::fs::read_to_string(&audit).expect("audit"), "{\"groups\": []}\n");
+    assert!(!Path::new(&report).exists());
+    // A plain report still works.
+    let o = selfplay(&["balance", &sa, "--json", &report]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn tools_do_not_write_into_each_others_directories() {
+    let t = tempfile::tempdir().expect("temp dir");
+    let sp = t.path().join("sp");
+    let run_dir = games_file(&sp).parent().expect("dir").to_path_buf();
+    let summary = std::fs::read(run_dir.join("summary.json")).expect("summary");
+    // A match pointed at a self-play run directory is refused; its files stay.
+    refused(&quick_match(&run_dir, &[]), "belongs to kage-selfplay generate");
+    assert_eq!(std::fs::read(run_dir.join("summary.json")).expect("summary"), summary);
+    assert!(!run_dir.join("games.jsonl").exists() && !run_dir.join("match.json").exists());
+    // Self-play into a match directory is refused and makes nothing there.
+    let m = t.path().join("m");
+    let o = quick_match(&m, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut args = vec!["generate", "--variant", "minishogi", "--games", "2", "--player"];
+    args.extend(["greedy", "--quiet", "--out", m.to_str().expect("utf-8")]);
+    refused(&selfplay(&args), "belongs to kage-selfplay match");
+    assert!(!m.join("minishogi").exists());
+    // A run directory written before owner files is still its own run's.
+    std::fs::remove_file(run_dir.join(kage_data::guard::OWNER_FILE)).expect("owner file");
+    assert_eq!(run(&cfg(2, 2), &sp).expect("reruns").status, RunStatus::AlreadyComplete);
+}
+
+#[test]
+fn two_matches_in_one_directory_are_refused() {
+    let t = tempfile::tempdir().expect("temp dir");
+    let m = t.path().join("m");
+    std::fs::create_dir_all(&m).expect("dir");
+    // Another match holds the directory's lock (as a running one does).
+    let held = std::fs::File::create(m.join("lock")).expect("lock file");
+    held.try_lock().expect("lock");
+    refused(&quick_match(&m, &[]), "in use by another kage-selfplay run or match");
+    assert!(!m.join("games.jsonl").exists());
+    drop(held);
+    // Its temporary files are its own: another process's `summary.json.tmp` is not touched.
+    let theirs = m.join("summary.json.tmp");
+    std::fs::write(&theirs, "another match's").expect("tmp");
+    let o = quick_match(&m, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&theirs).expect("tmp"), "another match's");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(m.join("summary.json")).expect("summary"))
+            .expect("json");
+    assert_eq!(summary["pairs"], 1);
+}
+
+#[test]
+fn match_settings_are_checked_as_generate_checks_them() {
+    let t = tempfile::tempdir().expect("temp dir");
+    let m = t.path().join("m");
+    for (extra, want) in [
+        (&["--resign-cp=-5", "--resign-plies", "2"][..], "resign score -5 must be positive"),
+        (&["--resign-cp", "0", "--resign-plies", "2"][..], "resign score 0 must be positive"),
+        (&["--games", "0"][..], "games must be at least 1"),
+        (&["--draw-cp=-1", "--draw-plies", "2"][..], "draw score bound -1"),
+    ] {
+        refused(&quick_match(&m, extra), want);
+        assert!(!m.exists(), "{extra:?} made the directory");
+    }
+    // A clock too long to keep (1e19 s wrapped to a zero clock).
+    let mut args = vec!["match", "--variant", "minishogi", "--tc", "1e19+0", "--games", "2"];
+    args.extend(["--engine", "builtin", "--engine", "builtin", "--quiet", "--out"]);
+    args.push(m.to_str().expect("utf-8"));
+    refused(&selfplay(&args), "clock base time");
+    args[4] = "10+1e19";
+    refused(&selfplay(&args), "clock increment");
+    assert!(!m.exists());
+    // generate refuses the same resign score with the same words.
+    let mut args = vec!["generate", "--variant", "minishogi", "--resign-cp=-5", "--quiet"];
+    args.extend(["--out", m.to_str().expect("utf-8")]);
+    refused(&selfplay(&args), "resign score -5 must be positive");
+}
+
+#[cfg(unix)]
+fn script(dir: &Path, name: &str, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let p = dir.join(name);
+    std::fs::write(&p, format!("#!/bin/sh\n{body}")).expect("script");
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    p.display().to_string()
+}
+
+#[cfg(unix)]
+#[test]
+fn outside_engine_output_is_bytes_with_a_line_cap() {
+    let t = tempfile::tempdir().expect("temp dir");
+    // An old engine's Latin-1 `id author` before the real handshake: not "the engine exited".
+    let latin1 =
+        script(t.path(), "latin1.sh", "printf 'id author J\\366rg\\n'\nexec \"$KAGE\" uci\n");
+    let cmd = format!("cmd={latin1}");
+    let m = t.path().join("latin1");
+    let mut args = vec!["match", "--variant", "minishogi", "--nodes", "40", "--games", "2"];
+    args.extend(["--max-plies", "16", "--opening-plies", "2", "--opening-mode", "uniform"]);
+    args.extend(["--quiet", "--engine", "builtin", "hash=1", "--engine", &cmd, "option.Hash=1"]);
+    args.extend(["--out", m.to_str().expect("utf-8")]);
+    let o = selfplay(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Output without newlines: a clear error at the cap, quickly, not gigabytes in memory.
+    let endless = script(t.path(), "endless.sh", "exec cat /dev/zero\n");
+    let cmd = format!("cmd={endless}");
+    let m2 = t.path().join("endless");
+    let n = args.len();
+    args[n - 4] = &cmd;
+    args[n - 1] = m2.to_str().expect("utf-8");
+    let start = Instant::now();
+    let o = selfplay(&args);
+    refused(&o, "wrote a line longer than 65536 bytes");
+    assert!(start.elapsed() < Duration::from_secs(8), "took {:?}", start.elapsed());
+    assert!(!m2.exists());
+}
+
+#[test]
+fn named_files_are_read_with_a_cap() {
+    let t = tempfile::tempdir().expect("temp dir");
+    let m = t.path().join("m");
+    let zero = "/dev/zero";
+    if !Path::new(zero).exists() {
+        return;
+    }
+    let mut args = vec!["generate", "--variant-file", zero, "--quiet", "--out"];
+    args.push(m.to_str().expect("utf-8"));
+    refused(&selfplay(&args), "larger than");
+    refused(&quick_match(&m, &["--openings", zero]), "larger than");
+    let mut args = vec!["match", "--variant", "minishogi", "--nodes", "40", "--quiet"];
+    args.extend(["--engine", "builtin", "params=/dev/zero", "--engine", "builtin", "--out"]);
+    args.push(m.to_str().expect("utf-8"));
+    refused(&selfplay(&args), "larger than");
+    args[8] = "net=/dev/zero";
+    assert_eq!(selfplay(&args).status.code(), Some(1));
+    assert!(!m.exists());
+    let games = games_file(&t.path().join("sp"));
+    refused(
+        &selfplay(&["balance", games.to_str().expect("utf-8"), "--audit", zero]),
+        "larger than",
+    );
+}
+
+#[test]
+fn variant_names_are_names_not_paths() {
+    let t = tempfile::tempdir().expect("temp dir");
+    let spec = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../engine/variants/examples/shinobiplus_rank4.toml"
+    ))
+    .expect("spec");
+    let out = t.path().join("out");
+    let abs = t.path().join("abs");
+    for name in ["../escape", "a/b", abs.to_str().expect("utf-8"), ".."] {
+        let file = t.path().join("v.toml");
+        let text = spec.replace("name = \"shinobiplus-rank4\"", &format!("name = {name:?}"));
+        std::fs::write(&file, text).expect("spec");
+        let mut args = vec!["generate", "--games", "2", "--player", "greedy", "--quiet"];
+        args.extend(["--variant-file", file.to_str().expect("utf-8")]);
+        args.extend(["--out", out.to_str().expect("utf-8")]);
+        let o = selfplay(&args);
+        assert_eq!(o.status.code(), Some(1), "{name}: {}", stderr(&o));
+        assert!(!out.exists(), "{name}: made {}", out.display());
+        assert!(!t.path().join("escape").exists() && !abs.exists(), "{name}");
+    }
+    // The library refuses it too, before making a directory.
+    let mut c = cfg(2, 2);
+    c.variant = "../escape".into();
+    let e = run(&c, &out).expect_err("refused");
+    assert!(e.to_string().contains("not a plain name"), "{e}");
+    assert!(!out.exists() && !t.path().join("escape").exists());
+}
+
+#[test]
+fn a_variant_file_and_another_variant_name_are_an_error() {
+    let t = tempfile::tempdir().expect("temp dir");
+    let spec =
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../engine/variants/examples/shinobiplus_rank4.toml");
+    let out = t.path().join("out");
+    for v in ["shinobiplus", "all"] {
+        let mut args = vec!["generate", "--games", "2", "--player", "greedy", "--quiet"];
+        args.extend(["--variant", v, "--variant-file", spec]);
+        args.extend(["--out", out.to_str().expect("utf-8")]);
+        refused(&selfplay(&args), "name different variants");
+        assert!(!out.exists(), "{v}");
+    }
 }

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use kage_engine::eval::{EvalParams, Evaluator};
 use kage_engine::search::{Limits, MATE, MATE_BOUND, Searcher};
+use kage_engine::util::read::{cap, read_text_capped};
 use kage_engine::{Color, Game, Variant};
 use serde::{Deserialize, Serialize};
 
@@ -278,14 +279,14 @@ fn load_evaluator_msg(
         (None, None) if hce => Ok(Evaluator::HandCrafted),
         (None, None) => Ok(Evaluator::Default),
         (None, Some(p)) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+            let text = read_text_capped(p, cap::TEXT, "parameter file")
+                .map_err(|e| format!("cannot read {e}"))?;
             let params = EvalParams::parse(&text).map_err(|e| format!("{}: {e}", p.display()))?;
             Ok(Evaluator::HandCraftedWith(std::sync::Arc::new(params)))
         }
         (Some(p), None) => {
-            let bytes =
-                std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+            let bytes = kage_engine::nnue::read_file(p)
+                .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
             Evaluator::load_nnue(&bytes, variant).map_err(|e| format!("{}: {e}", p.display()))
         }
     }

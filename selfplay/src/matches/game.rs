@@ -41,6 +41,47 @@ pub enum LimitSpec {
     },
 }
 
+/// The longest time a limit may name (ms): about 11.6 days, far from where clock sums wrap.
+pub const MAX_MS: u64 = 1_000_000_000;
+
+impl LimitSpec {
+    /// Checks the limit: at least one node, ply or millisecond; jitter within 0..=0.9 (a
+    /// fraction); times at most [`MAX_MS`].
+    pub fn validate(&self) -> Result<(), String> {
+        let ms = |what: &str, v: u64, min: u64| {
+            if v < min || v > MAX_MS {
+                Err(format!("{what} {v} ms is outside {min}..={MAX_MS} ms"))
+            } else {
+                Ok(())
+            }
+        };
+        match *self {
+            LimitSpec::Nodes { nodes, jitter } => {
+                if nodes == 0 || nodes > crate::config::MAX_TOML_INT {
+                    return Err(format!(
+                        "nodes {nodes} is outside 1..={}",
+                        crate::config::MAX_TOML_INT
+                    ));
+                }
+                if !(0.0..=0.9).contains(&jitter) {
+                    return Err(format!("node jitter {}% is outside 0..=90%", jitter * 100.0));
+                }
+                Ok(())
+            }
+            LimitSpec::Depth(d) if !(1..=64).contains(&d) => {
+                Err(format!("depth {d} is outside 1..=64"))
+            }
+            LimitSpec::Depth(_) => Ok(()),
+            LimitSpec::Movetime(t) => ms("movetime", t, 1),
+            LimitSpec::Clock { time_ms, inc_ms, margin_ms } => {
+                ms("clock base time", time_ms, 1)?;
+                ms("clock increment", inc_ms, 0)?;
+                ms("clock margin", margin_ms, 0)
+            }
+        }
+    }
+}
+
 /// Game settings.
 #[derive(Clone, Debug)]
 pub struct GameSettings {

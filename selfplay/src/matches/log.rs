@@ -21,21 +21,16 @@ pub struct PairLine {
     pub games: [GameRecord; 2],
 }
 
-/// Writes `text` to `path` through a synced temporary file and a rename.
+/// Writes `text` to `path` through a synced temporary file of this process's own
+/// (`<name>.<pid>.tmp`: two processes never share one) and a rename.
 pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    let tmp = path.with_extension("tmp");
-    {
-        let mut f = File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-    }
-    std::fs::rename(&tmp, path)?;
-    if let Some(dir) = path.parent()
-        && let Ok(d) = File::open(dir)
-    {
-        let _ = d.sync_all();
-    }
-    Ok(())
+    let mut name = path.as_os_str().to_owned();
+    name.push(format!(".{}.tmp", std::process::id()));
+    let tmp = PathBuf::from(name);
+    std::fs::write(&tmp, text)?;
+    kage_data::atomic::persist(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
 }
 
 /// Claims `dir` for the match `identity`: a new directory records it; an existing one must

@@ -99,12 +99,32 @@ impl MatchConfig {
             nets: [0, 1].map(|i| match &self.engines[i].kind {
                 EngineKind::Builtin { net: Some(p), .. }
                 | EngineKind::Builtin { params: Some(p), .. } => {
-                    std::fs::read(p).ok().map(|b| crate::player::file_hash(&b))
+                    kage_engine::util::read::read_capped(
+                        p,
+                        kage_engine::util::read::cap::NET,
+                        "file",
+                    )
+                    .ok()
+                    .map(|b| crate::player::file_hash(&b))
                 }
                 _ => None,
             }),
         })
         .unwrap_or(serde_json::Value::Null)
+    }
+
+    /// Checks every setting (the same checks whichever command builds the config): the
+    /// variant, the limit, the game count, the adjudication, the ply cap.
+    pub fn validated(self) -> Result<Self, runner::MatchError> {
+        let bad = |m: String| runner::MatchError::Setup(m);
+        crate::config::check_variant_name(&self.variant).map_err(|e| bad(e.to_string()))?;
+        self.limit.validate().map_err(bad)?;
+        crate::config::check_games(self.games).map_err(|e| bad(e.to_string()))?;
+        self.adjudication.validate().map_err(|e| bad(e.to_string()))?;
+        if self.max_plies == 0 || self.max_plies > u32::from(u16::MAX) {
+            return Err(bad(format!("ply cap {} is outside 1..={}", self.max_plies, u16::MAX)));
+        }
+        Ok(self)
     }
 
     /// Pairs to play at most.

@@ -73,6 +73,9 @@ pub struct Book {
     positions: Vec<Position>,
 }
 
+/// The largest opening file (bytes).
+pub const CAP: u64 = kage_engine::util::read::cap::TEXT;
+
 /// Reads an opening file: one FEN per line (blank lines and `#` comments skipped; an EPD
 /// line's operations after `;` ignored). Every position must parse and have a legal move.
 pub fn read_file(
@@ -86,9 +89,9 @@ fn read_file_msg(
     path: &Path,
     variant: &'static Variant,
 ) -> Result<(Vec<Position>, String), String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let text = String::from_utf8(bytes.clone())
-        .map_err(|_| format!("{}: not UTF-8 text", path.display()))?;
+    let text = kage_engine::util::read::read_text_capped(path, CAP, "opening file")
+        .map_err(|e| format!("cannot read {e}"))?;
+    let bytes = text.as_bytes();
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let fen = line.split(';').next().unwrap_or("").trim();
@@ -107,7 +110,7 @@ fn read_file_msg(
     if out.is_empty() {
         return Err(format!("{}: no positions", path.display()));
     }
-    Ok((out, crate::player::file_hash(&bytes)))
+    Ok((out, crate::player::file_hash(bytes)))
 }
 
 impl Book {

@@ -229,6 +229,7 @@ fn progress_line(c: &Counts, sprt: Option<&SprtState>, total: u64) -> String {
 /// Plays (or resumes) the match `cfg`; `stop` (e.g. Ctrl-C) ends it early, resumable.
 pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchError> {
     let t0 = Instant::now();
+    let cfg = &cfg.clone().validated()?;
     let setup = MatchError::Setup;
     let variant = Variant::by_name(&cfg.variant).map_err(|e| setup(e.to_string()))?;
     let book = Book::new(cfg.openings.clone(), variant, cfg.seed)?;
@@ -253,6 +254,9 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
         pairings.push(start_pairing(cfg, &evals)?);
     }
     let out = |m: String| MatchError::Output(m);
+    let dir_err = |e: crate::SelfplayError| MatchError::Output(e.to_string());
+    crate::guard::claim_run_dir(&cfg.out, &cfg.out, crate::guard::MATCH).map_err(dir_err)?;
+    let _lock = crate::run::lock_dir(&cfg.out).map_err(dir_err)?;
     claim(&cfg.out, &cfg.identity())?;
     let (mut log, mut pairs) = PairLog::open(&cfg.out)?;
     let mut counts = Counts::default();

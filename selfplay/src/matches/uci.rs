@@ -47,6 +47,12 @@ pub enum UciError {
         /// How long (ms).
         ms: u64,
     },
+    /// It wrote a line longer than [`MAX_LINE`].
+    #[error("the engine wrote a line longer than {max} bytes (not UCI output)")]
+    LineTooLong {
+        /// The cap.
+        max: usize,
+    },
     /// Writing to it failed.
     #[error("cannot write to the engine: {0}")]
     Write(std::io::Error),
@@ -60,12 +66,55 @@ pub enum UciError {
     },
 }
 
+/// The longest line an engine may write (bytes, its end not counted); a longer one is a
+/// fault, and nothing more of its output is read (the memory it takes stays bounded).
+pub const MAX_LINE: usize = 64 * 1024;
+
+/// A line longer than [`MAX_LINE`].
+#[derive(Debug)]
+pub struct TooLong;
+
+/// The next line of `r` without its end (`\n` or `\r\n`), decoded lossily (an engine's
+/// Latin-1 `id author` is not an error); `Err` once a line passes `max` bytes, `None` at the
+/// end of the output.
+pub fn next_line(r: &mut impl BufRead, max: usize) -> Option<Result<String, TooLong>> {
+    let mut line = Vec::new();
+    loop {
+        let buf = match r.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return None,
+        };
+        if buf.is_empty() {
+            return (!line.is_empty()).then(|| Ok(String::from_utf8_lossy(&line).into_owned()));
+        }
+        let (take, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (buf.len(), false),
+        };
+        line.extend_from_slice(&buf[..take]);
+        r.consume(take);
+        if done {
+            line.pop();
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+        }
+        if line.len() > max {
+            return Some(Err(TooLong));
+        }
+        if done {
+            return Some(Ok(String::from_utf8_lossy(&line).into_owned()));
+        }
+    }
+}
+
 /// A running outside engine.
 pub struct UciEngine {
     spec: UciSpec,
     child: Child,
     stdin: ChildStdin,
-    lines: Receiver<String>,
+    lines: Receiver<Result<String, TooLong>>,
     /// The `id name` it gave.
     pub id_name: Option<String>,
 }
@@ -92,9 +141,10 @@ impl UciEngine {
         let stdout = child.stdout.take().expect("stdout is piped");
         let (tx, rx) = channel();
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
+            let mut r = BufReader::new(stdout);
+            while let Some(line) = next_line(&mut r, MAX_LINE) {
+                let end = line.is_err();
+                if tx.send(line).is_err() || end {
                     break;
                 }
             }
@@ -195,7 +245,8 @@ impl UciEngine {
     fn recv(&mut self, deadline: Instant, what: &'static str) -> Result<String, UciError> {
         let wait = deadline.saturating_duration_since(Instant::now());
         match self.lines.recv_timeout(wait) {
-            Ok(l) => Ok(l),
+            Ok(Ok(l)) => Ok(l),
+            Ok(Err(TooLong)) => Err(UciError::LineTooLong { max: MAX_LINE }),
             Err(RecvTimeoutError::Timeout) => {
                 Err(UciError::Timeout { what, ms: wait.as_millis() as u64 })
             }
