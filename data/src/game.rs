@@ -191,10 +191,11 @@ impl Encode for GameRecord {
 
 impl<C> Decode<C> for GameRecord {
     fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
-        let variant = String::decode(d)?;
-        let start_fen = String::decode(d)?;
-        let moves = Vec::decode(d)?;
-        let scores = Vec::decode(d)?;
+        // Lengths come from the file: decoded without trusting them (record.rs).
+        let variant = crate::record::decode_string(d)?;
+        let start_fen = crate::record::decode_string(d)?;
+        let moves = crate::record::decode_vec(d)?;
+        let scores = crate::record::decode_vec(d)?;
         let result = GameResult::decode(d)?;
         let code = u32::decode(d)?;
         let termination = Termination::from_code(code, result)
@@ -208,6 +209,8 @@ bincode::impl_borrow_decode!(GameRecord);
 
 impl Record for GameRecord {
     const KIND: RecordKind = RecordKind::Game;
+    /// Four u64 lengths, the result and termination (u32 each) and the game index.
+    const MIN_ENCODED_LEN: usize = 48;
 }
 
 #[cfg(test)]

@@ -60,6 +60,6 @@ pub use header::{
 pub use lineage::{FileId, Lineage, OverlapError, check_disjoint};
 pub use parts::{PartDir, part_path};
 pub use position::{PositionFlags, PositionRecord, StmResult};
-pub use reader::{Reader, read_all};
-pub use record::{BINCODE_CONFIG, Record};
+pub use reader::{Reader, decode_chunk, read_all};
+pub use record::{BINCODE_CONFIG, DECODE_CONFIG, Record};
 pub use writer::{WriteSummary, Writer};

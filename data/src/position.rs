@@ -184,4 +184,6 @@ pub struct PositionRecord {
 
 impl Record for PositionRecord {
     const KIND: RecordKind = RecordKind::Position;
+    /// Fixed size: every record takes exactly this many bytes.
+    const MIN_ENCODED_LEN: usize = 63;
 }

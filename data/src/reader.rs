@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::error::{DataError, Result};
 use crate::framer::{Damage, Framer};
 use crate::header::FileHeader;
-use crate::record::{BINCODE_CONFIG, Record};
+use crate::record::{DECODE_CONFIG, Record};
 
 type DamageCallback = Box<dyn FnMut(&Damage) + Send>;
 
@@ -169,12 +169,16 @@ impl<R: Record> Iterator for Reader<R> {
     }
 }
 
-fn decode_chunk<R: Record>(payload: &[u8], count: u32) -> std::result::Result<Vec<R>, String> {
-    // `count` is bounded by the payload length; cap the up-front allocation anyway.
-    let mut out = Vec::with_capacity((count as usize).min(1 << 16));
+/// The records of one chunk payload. Nothing in it is trusted: the record count only
+/// reserves what the payload could hold, and lengths inside records are decoded with a
+/// limit ([`DECODE_CONFIG`]) and without reserving memory for them up front, so a hostile
+/// record is an error (reported as damage), never an abort.
+pub fn decode_chunk<R: Record>(payload: &[u8], count: u32) -> std::result::Result<Vec<R>, String> {
+    let fit = payload.len() / R::MIN_ENCODED_LEN.max(1);
+    let mut out = Vec::with_capacity((count as usize).min(fit).min(1 << 16));
     let mut pos = 0;
     for i in 0..count {
-        let (r, used) = bincode::decode_from_slice::<R, _>(&payload[pos..], BINCODE_CONFIG)
+        let (r, used) = bincode::decode_from_slice::<R, _>(&payload[pos..], DECODE_CONFIG)
             .map_err(|e| format!("record {i}: {e}"))?;
         pos += used;
         out.push(r);

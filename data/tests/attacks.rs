@@ -354,3 +354,71 @@ fn merging_files_of_two_builds_needs_allow_mixed_builds() {
         std::fs::remove_file(&out).expect("written");
     }
 }
+
+/// The CRC-32 of a chunk over its length, count and payload (data/src/chunk.rs).
+fn chunk_crc(len: u32, count: u32, payload: &[u8]) -> u32 {
+    let mut h = crc32fast::Hasher::new();
+    h.update(&len.to_le_bytes());
+    h.update(&count.to_le_bytes());
+    h.update(payload);
+    h.finalize()
+}
+
+/// `bytes` with the u64 at `at` of the first chunk's payload replaced by `value` and the
+/// chunk's checksum made valid again.
+fn lie_in_first_chunk(bytes: &mut [u8], at: usize, value: u64) {
+    let (ranges, _) = chunks(bytes);
+    let c = ranges[0].clone();
+    bytes[c.start + 16 + at..c.start + 24 + at].copy_from_slice(&value.to_le_bytes());
+    let len = u32::from_le_bytes(bytes[c.start + 4..c.start + 8].try_into().expect("4"));
+    let count = u32::from_le_bytes(bytes[c.start + 8..c.start + 12].try_into().expect("4"));
+    let crc = chunk_crc(len, count, &bytes[c.start + 16..c.end]);
+    bytes[c.start + 12..c.start + 16].copy_from_slice(&crc.to_le_bytes());
+}
+
+#[test]
+fn a_record_whose_lengths_lie_is_damage_not_an_abort() {
+    let f = fixture();
+    let g = &f.game_recs[0];
+    let games = f.root.join("games.kdata");
+    write(&games, RecordKind::Game, &f.game_recs);
+    let good = std::fs::read(&games).expect("read");
+    // Offsets inside the first record: the variant's length, the FEN's, the moves', the
+    // scores'.
+    let fen_at = 8 + g.variant.len();
+    let moves_at = fen_at + 8 + g.start_fen.len();
+    let scores_at = moves_at + 8 + 2 * g.moves.len();
+    for (name, at, value) in [
+        ("variant", 0, 1u64 << 40),
+        ("fen", fen_at, u64::MAX),
+        ("moves", moves_at, 1 << 40),
+        ("moves-huge", moves_at, 1 << 62),
+        ("scores", scores_at, 1 << 40),
+        ("scores-in-limit", scores_at, 30 << 20),
+    ] {
+        let mut b = good.clone();
+        lie_in_first_chunk(&mut b, at, value);
+        let p = f.root.join(format!("lie-{name}.kdata"));
+        std::fs::write(&p, &b).expect("write");
+        // The library: the chunk is damage, the rest of the file is read.
+        let (_, recs, damage) = read_all::<GameRecord>(&p).expect("reads");
+        assert_eq!(damage.len(), 1, "{name}: {damage:?}");
+        assert!(damage[0].reason.contains("do not decode"), "{name}: {damage:?}");
+        assert!(!recs.is_empty() && recs.len() < f.game_recs.len(), "{name}");
+        assert_eq!(recs.last(), f.game_recs.last(), "{name}");
+        // The tool: a clear report and exit 1, not a signal (an abort is exit 134).
+        for cmd in ["validate", "stats"] {
+            let o = bin(&[cmd, s(&p)]);
+            let t = text(&o);
+            assert!(o.status.code().is_some(), "{name} {cmd} died: {t}");
+            assert!(t.contains("do not decode"), "{name} {cmd}: {t}");
+            if cmd == "validate" {
+                assert!(t.contains("FAILED") && o.status.code() == Some(1), "{name}: {t}");
+            }
+        }
+        let out = f.root.join("out.kdata");
+        let o = bin(&["merge", "--out", s(&out), s(&p)]);
+        assert_eq!(o.status.code(), Some(1), "{name}: {}", text(&o));
+        assert!(!out.exists());
+    }
+}
