@@ -43,6 +43,19 @@ pub enum TrainError {
     /// A resumed run does not match its checkpoint.
     #[error("cannot resume: {0}")]
     Resume(String),
+    /// An output would replace an input, or the run directory belongs to another tool.
+    #[error(transparent)]
+    Guard(#[from] kage_data::guard::GuardError),
+    /// A file the user named could not be read (or is far too large for what it should be).
+    #[error(transparent)]
+    Read(#[from] kage_engine::util::read::ReadError),
+    /// The data files' variant cannot be resolved or is not the run's.
+    #[error("{0}")]
+    Variant(String),
+    /// The same positions would be counted twice (a file given twice, validation data
+    /// that is also training data).
+    #[error("{0}")]
+    Overlap(String),
 }
 
 /// Attaches a path to an I/O error.

@@ -2,12 +2,14 @@
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
+use kage_engine::util::read::{cap, read_text_capped};
 use kage_train::RunOptions;
 use kage_train::bench::{self, BenchConfig};
 use kage_train::data::synthetic::SyntheticConfig;
 use kage_train::export::inspect;
 use kage_train::training::config::{LrSchedule, TrainConfig};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 #[derive(Parser, Debug)]
 #[command(name = "kage-train", version, about = "Train NNUE networks for kage variants")]
@@ -215,8 +217,7 @@ macro_rules! set {
 fn resolve_config(a: &TrainArgs) -> Result<TrainConfig> {
     let mut cfg = match &a.config {
         Some(p) => {
-            let text =
-                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            let text = read_text_capped(p, cap::TEXT, "training configuration")?;
             TrainConfig::from_toml_partial(&text).with_context(|| format!("in {}", p.display()))?
         }
         None => TrainConfig::default(),
@@ -293,6 +294,8 @@ fn train(a: TrainArgs) -> Result<()> {
     } else {
         let cfg = resolve_config(&a)?;
         let Some(out) = &a.out else { bail!("--out DIR is required") };
+        let config: Vec<&Path> = a.config.as_deref().into_iter().collect();
+        kage_train::training::run::refuse_overwrite(&cfg, out, &config)?;
         init_threads(cfg.threads)?;
         kage_train::run(cfg, out, opts)
             .with_context(|| format!("training into {}", out.display()))?
@@ -377,7 +380,8 @@ fn run_bench(a: BenchArgs) -> Result<()> {
         ran = true;
     }
     if !a.data.is_empty() {
-        let space = kage_train::data::space::feature_space(&a.variant)?;
+        use kage_train::data::space::{space_of, variant_of_files};
+        let space = space_of(variant_of_files(&a.variant, &a.data)?);
         let data = kage_train::data::decode::open_files(&space, &a.data, a.decode, false)?;
         let mut n = 0u64;
         let mut src = data.open()?;
@@ -405,15 +409,36 @@ fn run_bench(a: BenchArgs) -> Result<()> {
     Ok(())
 }
 
+/// Refuses, before any work, a tune whose `--out` is one of its inputs or lies in a
+/// directory that belongs to a tool's run, and data that would count positions twice.
+fn check_tune_paths(a: &TuneArgs) -> Result<()> {
+    let mut inputs: Vec<&Path> = a.data.iter().map(PathBuf::as_path).collect();
+    inputs.extend(a.params.as_deref());
+    kage_data::guard::refuse_overwrite(&[("--out", &a.out)], &inputs)?;
+    let parent = match a.out.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if let Some(owner) = kage_data::guard::owner_of(parent)? {
+        bail!(
+            "--out {}: {} belongs to {owner}; write the parameter file outside a run directory",
+            a.out.display(),
+            parent.display()
+        );
+    }
+    kage_train::training::data_identity::check_distinct(&a.data, &[])?;
+    Ok(())
+}
+
 fn run_tune(a: TuneArgs) -> Result<()> {
     use kage_engine::eval::EvalParams;
     use kage_engine::eval::hce_terms::params_toml;
+    check_tune_paths(&a)?;
     init_threads(a.threads)?;
-    let variant = kage_engine::Variant::by_name(&a.variant)?;
+    let variant = kage_train::data::space::variant_of_files(&a.variant, &a.data)?;
     let base = match &a.params {
         Some(p) => {
-            let text =
-                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            let text = read_text_capped(p, cap::TEXT, "parameter file")?;
             EvalParams::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?
         }
         None => EvalParams::for_variant(&variant.name),
@@ -471,10 +496,8 @@ fn run_tune(a: TuneArgs) -> Result<()> {
     Ok(())
 }
 
-fn main() -> Result<()> {
-    // Keep the head's multi-MiB per-step buffers in the heap (see `simd::tune_allocator`).
-    kage_train::model::simd::tune_allocator();
-    let cli = Cli::parse();
+/// The command's work; any error ends it.
+fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Inspect { net }) => {
             let bytes = kage_engine::nnue::read_file(&net)
@@ -487,5 +510,19 @@ fn main() -> Result<()> {
         Some(Command::Bench(a)) => run_bench(a),
         Some(Command::Tune(a)) => run_tune(a),
         None => train(cli.train),
+    }
+}
+
+/// A user error is one line on standard error (its causes joined by `: `, never a
+/// backtrace, whatever `RUST_BACKTRACE` says) and a non-zero exit.
+fn main() -> ExitCode {
+    // Keep the head's multi-MiB per-step buffers in the heap (see `simd::tune_allocator`).
+    kage_train::model::simd::tune_allocator();
+    match dispatch(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("kage-train: error: {e:#}");
+            ExitCode::FAILURE
+        }
     }
 }

@@ -66,17 +66,23 @@ impl Playouts<'_> {
     pub fn write(
         &self,
         path: &Path,
-        mut label: impl FnMut(u64, &Position, u64) -> (i16, Option<Color>),
+        label: impl FnMut(u64, &Position, u64) -> (i16, Option<Color>),
     ) -> Vec<PositionRecord> {
         let v = Variant::by_name(self.variant).expect("variant");
-        let header = FileHeader::new(
-            RecordKind::Position,
-            self.variant,
-            "test playouts",
-            "test",
-            "kage-train tests",
-        )
-        .expect("header");
+        self.write_rules(path, v, "test playouts", label)
+    }
+
+    /// [`Self::write`] for the rules `v` (a user variant too), the header's config `config`.
+    pub fn write_rules(
+        &self,
+        path: &Path,
+        v: &'static Variant,
+        config: &str,
+        mut label: impl FnMut(u64, &Position, u64) -> (i16, Option<Color>),
+    ) -> Vec<PositionRecord> {
+        let header =
+            FileHeader::new(RecordKind::Position, &v.name, config, "test", "kage-train tests")
+                .expect("header");
         let mut w = Writer::<PositionRecord>::create(path, header).expect("writer");
         if let Some(bytes) = self.chunk_bytes {
             w.set_chunk_target(bytes);

@@ -13,9 +13,8 @@ use kage_train::training::config::FilterConfig;
 use kage_train::{BlockList, Dataset, RunOptions, TrainConfig};
 use std::path::Path;
 
-fn write_playouts(path: &Path, variant: &str, games: u64) -> Vec<PositionRecord> {
-    let playouts =
-        Playouts { variant, games, plies: 40, seed: 0x2545_f491_4f6c_dd1d, chunk_bytes: None };
+fn write_playouts(path: &Path, variant: &str, games: u64, seed: u64) -> Vec<PositionRecord> {
+    let playouts = Playouts { variant, games, plies: 40, seed, chunk_bytes: None };
     playouts.write(path, |g, pos, state| {
         let score = ((state >> 20) % 600) as i16 - 300;
         let winner = if g % 3 == 0 { None } else { Some(pos.side_to_move()) };
@@ -27,7 +26,11 @@ fn write_playouts(path: &Path, variant: &str, games: u64) -> Vec<PositionRecord>
 fn trains_on_position_files_with_engine_features() {
     let dir = common::temp_dir("files");
     let file = dir.join("minishogi.kdat");
-    let records = write_playouts(&file, "minishogi", 30);
+    let records = write_playouts(&file, "minishogi", 30, 0x2545_f491_4f6c_dd1d);
+    // Validation on other playouts of the same kind (a file both trains and validates is
+    // refused: its positions would be counted twice).
+    let val_file = dir.join("minishogi-val.kdat");
+    write_playouts(&val_file, "minishogi", 30, 0x9e37_79b9_7f4a_7c15);
     let v = Variant::by_name("minishogi").expect("variant");
 
     // The source decodes every record, in file order, with the engine's features.
@@ -68,7 +71,7 @@ fn trains_on_position_files_with_engine_features() {
     let cfg = TrainConfig {
         variant: "minishogi".into(),
         data: vec![file.clone()],
-        val_data: vec![file.clone()],
+        val_data: vec![val_file.clone()],
         ft_size: 16,
         head_size: 8,
         epochs: 2,
@@ -79,7 +82,7 @@ fn trains_on_position_files_with_engine_features() {
     };
     let summary = kage_train::run(cfg, &dir.join("run"), RunOptions::default()).expect("trains");
     assert!(summary.history[1].positions > 500);
-    // With --val-data nothing is held out of training and validation runs on the file.
+    // With --val-data nothing is held out of training and validation runs on its file.
     assert!(summary.history.iter().all(|m| m.val_loss.is_finite()));
     let diff = (summary.history[1].val_loss - summary.history[1].train_loss).abs();
     assert!(

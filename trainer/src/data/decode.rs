@@ -19,10 +19,6 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-fn variant(name: &str) -> Result<&'static Variant, SourceError> {
-    Ok(Variant::by_name(name)?)
-}
-
 /// Decodes one record into a sample.
 pub fn sample_from_record(
     v: &'static Variant,
@@ -114,7 +110,8 @@ pub struct FileDataset {
 }
 
 impl FileDataset {
-    /// A data set over `files`, which must all hold positions of `variant`.
+    /// A data set over `files`, which must all hold positions of `variant` (resolved from
+    /// their headers: a built-in or the user variant they carry).
     pub fn new(
         variant_name: &str,
         files: &[PathBuf],
@@ -122,7 +119,7 @@ impl FileDataset {
     ) -> Result<FileDataset, SourceError> {
         Ok(FileDataset {
             variant_name: variant_name.to_string(),
-            variant: variant(variant_name)?,
+            variant: crate::data::space::variant_of_files(variant_name, files)?,
             files: files.to_vec(),
             mode,
             allow_damaged: false,
@@ -334,7 +331,7 @@ mod tests {
 
     #[test]
     fn fast_path_matches_the_position_path_and_refuses_bad_codes() {
-        let v = variant("minishogi").expect("variant");
+        let v = Variant::by_name("minishogi").expect("variant");
         let king = v.hand_kinds[0].index() as u8; // any hand kind, as a board piece too
         let good = record(vec![king, 0x20 | king], 0b1001, vec![(king, 2), (0x20 | king, 1)]);
         let fast = sample_from_record(v, &good, DecodeMode::Fast).expect("valid codes");

@@ -3,8 +3,10 @@
 use crate::data::sample::SourceError;
 use crate::error::TrainError;
 use crate::training::config::TrainConfig;
+use kage_data::{PositionRecord, Reader};
 use kage_engine::Variant;
 use kage_engine::nnue::features;
+use std::path::PathBuf;
 
 /// Feature-set id recorded for nets trained on synthetic data ("SYN1"): such nets can never
 /// be loaded by the engine by mistake.
@@ -21,7 +23,7 @@ pub struct FeatureSpace {
     pub num_features: usize,
 }
 
-/// Resolves the feature space of a configuration.
+/// Resolves the feature space of a configuration: the variant its data files are of.
 pub fn resolve(cfg: &TrainConfig) -> Result<FeatureSpace, TrainError> {
     if let Some(s) = &cfg.synthetic {
         return Ok(FeatureSpace {
@@ -30,15 +32,65 @@ pub fn resolve(cfg: &TrainConfig) -> Result<FeatureSpace, TrainError> {
             num_features: s.num_features,
         });
     }
-    feature_space(&cfg.variant)
+    Ok(space_of(rules(cfg)?))
 }
 
-/// Feature space of a real variant, from the engine's feature encoder.
+/// Feature space of a built-in variant, from the engine's feature encoder.
 pub fn feature_space(name: &str) -> Result<FeatureSpace, TrainError> {
-    let v = Variant::by_name(name).map_err(SourceError::from)?;
-    Ok(FeatureSpace {
-        variant: name.to_string(),
+    Ok(space_of(Variant::by_name(name).map_err(SourceError::from)?))
+}
+
+/// Feature space of a variant, from the engine's feature encoder.
+pub fn space_of(v: &Variant) -> FeatureSpace {
+    FeatureSpace {
+        variant: v.name.clone(),
         feature_set_id: features::FEATURE_SET_ID,
         num_features: features::num_features(v),
-    })
+    }
+}
+
+/// The rules a configuration trains on: those of its data files (built in, or the user
+/// variant their headers carry), or the named built-in for synthetic data.
+pub fn rules(cfg: &TrainConfig) -> Result<&'static Variant, SourceError> {
+    if cfg.synthetic.is_some() {
+        return Ok(Variant::by_name(&cfg.variant)?);
+    }
+    let files: Vec<PathBuf> = cfg.data.iter().chain(&cfg.val_data).cloned().collect();
+    variant_of_files(&cfg.variant, &files)
+}
+
+/// The variant every one of `files` holds, which must be `name`: resolved from each file's
+/// header ([`kage_data::variant::of_header`]), so user-variant data reads like built-in data.
+/// Files of another variant, or of other rules under the same name, are refused.
+pub fn variant_of_files(name: &str, files: &[PathBuf]) -> Result<&'static Variant, SourceError> {
+    let mut found: Option<(&'static Variant, &PathBuf)> = None;
+    for path in files {
+        let reader =
+            Reader::<PositionRecord>::open(path).map_err(|e| SourceError::Other(e.to_string()))?;
+        let v = kage_data::variant::of_header(reader.header())
+            .map_err(|e| SourceError::Other(format!("{}: {e}", path.display())))?;
+        if v.name != name {
+            return Err(SourceError::Other(format!(
+                "{} holds positions of variant {:?}, the run is for {name:?} (--variant)",
+                path.display(),
+                v.name
+            )));
+        }
+        match found {
+            Some((first, first_path)) if !std::ptr::eq(first, v) => {
+                return Err(SourceError::Other(format!(
+                    "{} and {} are both {name:?} but with different rules (another variant \
+                     spec); train on one variant's data",
+                    first_path.display(),
+                    path.display()
+                )));
+            }
+            Some(_) => {}
+            None => found = Some((v, path)),
+        }
+    }
+    match found {
+        Some((v, _)) => Ok(v),
+        None => Ok(Variant::by_name(name)?),
+    }
 }

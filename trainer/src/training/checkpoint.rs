@@ -7,6 +7,7 @@ use crate::training::train::{EpochMetrics, ParamMoments, Trainer};
 use kage_engine::nnue::network::{MAX_FEATURES, MAX_FT_SIZE, MAX_HEAD_SIZE};
 use kage_engine::util::bytes::{ByteError, ByteReader, SEALED_PREAMBLE as PREAMBLE, seal};
 use kage_engine::util::hash::fnv1a64;
+use std::io::Read;
 use std::path::Path;
 use thiserror::Error;
 
@@ -268,10 +269,32 @@ pub fn save(path: &Path, state: &CheckpointState) -> Result<(), CheckpointError>
         .map_err(|cause| CheckpointError::Io { path: path.display().to_string(), cause })
 }
 
-/// Loads and validates a checkpoint.
+/// The largest body a checkpoint of the largest network has: its tensors (weights and two
+/// moments, 4 bytes each) and room for the configuration and the metrics.
+const MAX_BODY: u64 = {
+    let (f, h) = (MAX_FEATURES as u64, MAX_HEAD_SIZE as u64);
+    let ft = MAX_FT_SIZE as u64;
+    let values = f * ft + ft + 2 * ft * h + 2 * h + 1;
+    12 * values + (256 << 20)
+};
+
+/// Loads and validates a checkpoint. Reads the preamble first and then no more than the body
+/// it declares, so a file that is not a checkpoint (`/dev/zero`, a wrong huge file) is
+/// refused without being read whole.
 pub fn load(path: &Path) -> Result<CheckpointState, CheckpointError> {
     let p = path.display().to_string();
-    let bytes =
-        std::fs::read(path).map_err(|cause| CheckpointError::Io { path: p.clone(), cause })?;
-    decode(&bytes).map_err(|reason| CheckpointError::Invalid { path: p, reason })
+    let io = |cause| CheckpointError::Io { path: p.clone(), cause };
+    let invalid = |reason| CheckpointError::Invalid { path: p.clone(), reason };
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let mut bytes = Vec::new();
+    (&mut file).take(PREAMBLE as u64).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() < PREAMBLE || bytes[..8] != MAGIC {
+        return Err(invalid(CheckpointFormatError::NotACheckpoint));
+    }
+    let declared = u64::from_le_bytes(bytes[12..20].try_into().unwrap_or([0xff; 8]));
+    if declared > MAX_BODY {
+        return Err(invalid(CheckpointFormatError::TooLarge { section: "body", found: declared }));
+    }
+    file.take(declared + 1).read_to_end(&mut bytes).map_err(io)?;
+    decode(&bytes).map_err(invalid)
 }

@@ -4,8 +4,11 @@
 //! Each file is known by its size and an FNV-1a 64 hash of its bytes (for files over 64 MiB,
 //! of the first and last MiB: the header, and the end marker with the record total).
 
+use crate::data::sample::SourceError;
 use crate::error::{TrainError, io_err};
+use kage_data::lineage::OverlapError;
 use kage_engine::util::hash::fnv1a64;
+use kage_engine::util::read::{cap, read_text_capped};
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -41,7 +44,18 @@ fn identify(path: &Path) -> Result<DataFile, TrainError> {
     let bytes = f.metadata().map_err(io_err(path))?.len();
     let mut buf = Vec::new();
     if bytes <= WHOLE {
-        f.read_to_end(&mut buf).map_err(io_err(path))?;
+        // At most one byte more than the size says: a device or a pipe (`/dev/zero`) is
+        // refused instead of read without end.
+        (&mut f).take(bytes + 1).read_to_end(&mut buf).map_err(io_err(path))?;
+        if buf.len() as u64 != bytes {
+            return Err(TrainError::Io {
+                path: path.display().to_string(),
+                cause: std::io::Error::other(format!(
+                    "holds other than the {bytes} bytes its size says (not a regular file, \
+                     or it changed while being read): not a data file"
+                )),
+            });
+        }
     } else {
         (&mut f).take(ENDS).read_to_end(&mut buf).map_err(io_err(path))?;
         f.seek(SeekFrom::Start(bytes - ENDS)).map_err(io_err(path))?;
@@ -67,13 +81,54 @@ impl DataIdentity {
     /// Reads `data.toml` of `dir` (`None` for a run made before it existed).
     pub fn load(dir: &Path) -> Result<Option<DataIdentity>, TrainError> {
         let path = dir.join(FILE_NAME);
-        match std::fs::read_to_string(&path) {
-            Ok(text) => toml::from_str(&text)
-                .map(Some)
-                .map_err(|e| TrainError::Resume(format!("{}: {e}", path.display()))),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(io_err(&path)(e)),
+        if !path.exists() {
+            return Ok(None);
         }
+        let text = read_text_capped(&path, cap::TEXT, "run's data list")?;
+        toml::from_str(&text)
+            .map(Some)
+            .map_err(|e| TrainError::Resume(format!("{}: {e}", path.display())))
+    }
+
+    /// Refuses data that would count positions twice: among the first `train` files (the
+    /// training files) and the rest (the validation files), one named twice, under any
+    /// name, two with the same contents, or files made from one another or from a common
+    /// file ([`kage_data::lineage::check_disjoint`]).
+    pub fn check_distinct(&self, train: usize) -> Result<(), TrainError> {
+        let canon: Vec<PathBuf> = self
+            .file
+            .iter()
+            .map(|f| std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone()))
+            .collect();
+        let role = |i: usize| if i < train { "--data" } else { "--val-data" };
+        for (j, b) in self.file.iter().enumerate() {
+            for (i, a) in self.file.iter().enumerate().take(j) {
+                let same = if canon[i] == canon[j] {
+                    "are the same file"
+                } else if (a.bytes, &a.hash) == (b.bytes, &b.hash) {
+                    "have the same contents"
+                } else {
+                    continue;
+                };
+                let what = match (i < train, j < train) {
+                    (true, true) => "its positions would be trained on twice",
+                    (true, false) => "validation would run on training positions",
+                    _ => "its positions would be validated on twice",
+                };
+                return Err(TrainError::Overlap(format!(
+                    "{} {} and {} {} {same}: {what}; give each file once",
+                    role(i),
+                    a.path.display(),
+                    role(j),
+                    b.path.display()
+                )));
+            }
+        }
+        let paths: Vec<PathBuf> = self.file.iter().map(|f| f.path.clone()).collect();
+        kage_data::lineage::check_disjoint(&paths).map_err(|e| match e {
+            OverlapError::Data(d) => TrainError::Data(SourceError::Other(d.to_string())),
+            overlap => TrainError::Overlap(overlap.to_string()),
+        })
     }
 
     /// Why `now` is not the data this identity recorded (`None` when it is).
@@ -96,4 +151,10 @@ impl DataIdentity {
             )
         })
     }
+}
+
+/// [`DataIdentity::check_distinct`] for training files `train` and validation files `val`.
+pub fn check_distinct(train: &[PathBuf], val: &[PathBuf]) -> Result<(), TrainError> {
+    let all: Vec<PathBuf> = train.iter().chain(val).cloned().collect();
+    DataIdentity::of(&all)?.check_distinct(train.len())
 }

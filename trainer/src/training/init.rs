@@ -1,11 +1,12 @@
 //! Starting a run from an existing quantised network (`--init-net`).
 
 use crate::data::space::FeatureSpace;
-use crate::error::{TrainError, io_err};
+use crate::error::TrainError;
 use crate::export::dequantise;
 use crate::model::NetParams;
 use crate::training::config::TrainConfig;
 use kage_engine::nnue::{Activation, Network};
+use kage_engine::util::read::{cap, read_capped};
 use std::path::Path;
 
 /// Reads the network at `path`, checks that it fits the run (variant, feature set, FT and
@@ -15,7 +16,8 @@ pub fn load_init_net(
     cfg: &TrainConfig,
     space: &FeatureSpace,
 ) -> Result<NetParams, TrainError> {
-    let bytes = std::fs::read(path).map_err(io_err(path))?;
+    let bytes =
+        read_capped(path, cap::NET, "network file").map_err(|e| bad(path, e.to_string()))?;
     let net = Network::load(&bytes).map_err(|e| bad(path, e.to_string()))?;
     net.check_compatible(&space.variant, space.feature_set_id, space.num_features)
         .map_err(|e| bad(path, e.to_string()))?;

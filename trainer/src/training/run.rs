@@ -15,6 +15,7 @@ use crate::training::progress::{EpochProgress, ProgressLog};
 use crate::training::train::{EpochMetrics, Trainer};
 use indicatif::{ProgressBar, ProgressStyle};
 use kage_engine::util::hash::fnv1a64;
+use kage_engine::util::read::{cap, read_text_capped};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -33,6 +34,16 @@ pub mod names {
     pub const CHECKPOINT: &str = "checkpoint.ckpt";
     /// Final quantised network.
     pub const NET: &str = "net.nnue";
+    /// Every file a run writes but the snapshots.
+    pub const ALL: [&str; 7] = [
+        CONFIG,
+        RUN_INFO,
+        METRICS,
+        LOSS_SVG,
+        CHECKPOINT,
+        NET,
+        crate::training::data_identity::FILE_NAME,
+    ];
 
     /// Snapshot of the network after 1-based epoch `epoch` (with `snapshots`).
     pub fn snapshot(epoch: u32) -> String {
@@ -113,19 +124,47 @@ fn write(path: &Path, text: &str) -> Result<(), TrainError> {
     kage_data::atomic::write_atomic(path, text.as_bytes()).map_err(io_err(path))
 }
 
-/// Starts a new run in `dir` (created if needed; refused if it already holds a run).
+/// The tool name a run directory's owner file records ([`kage_data::guard::claim_dir`]).
+pub const OWNER: &str = "kage-train";
+
+/// Refuses, before any work, a run whose outputs would replace one of its inputs: `--out`
+/// naming a data file, or a data file, the `--init-net` or one of `more_inputs` (the
+/// `--config` file) under the name of a file the run writes in `dir`.
+pub fn refuse_overwrite(
+    cfg: &TrainConfig,
+    dir: &Path,
+    more_inputs: &[&Path],
+) -> Result<(), TrainError> {
+    let data = data_files(cfg);
+    let mut inputs: Vec<&Path> = data.iter().map(PathBuf::as_path).collect();
+    inputs.extend(cfg.init_net.as_deref());
+    inputs.extend_from_slice(more_inputs);
+    let files = names::ALL.iter().map(|n| dir.join(n));
+    let snapshots =
+        (1..=cfg.epochs).filter(|_| cfg.snapshots).map(|e| dir.join(names::snapshot(e)));
+    let outputs: Vec<PathBuf> =
+        std::iter::once(dir.to_path_buf()).chain(files).chain(snapshots).collect();
+    let flagged: Vec<(&str, &Path)> = outputs.iter().map(|p| ("--out", p.as_path())).collect();
+    Ok(kage_data::guard::refuse_overwrite(&flagged, &inputs)?)
+}
+
+/// Starts a new run in `dir` (created if needed; refused if it already holds a run or
+/// belongs to another tool, or if the data would count positions twice).
 pub fn run(cfg: TrainConfig, dir: &Path, opts: RunOptions) -> Result<RunSummary, TrainError> {
     cfg.validate()?;
+    refuse_overwrite(&cfg, dir, &[])?;
+    let identity = DataIdentity::of(&data_files(&cfg))?;
+    identity.check_distinct(cfg.data.len())?;
     let space = space::resolve(&cfg)?;
     if dir.join(names::CHECKPOINT).exists() {
         return Err(TrainError::RunExists(dir.display().to_string()));
     }
-    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    kage_data::guard::claim_dir(dir, OWNER)?;
     let init = match &cfg.init_net {
         Some(path) => Some(load_init_net(path, &cfg, &space)?),
         None => None,
     };
-    DataIdentity::of(&data_files(&cfg))?.save(dir)?;
+    identity.save(dir)?;
     let trainer = match init {
         Some(params) => Trainer::from_init(cfg, params),
         None => Trainer::new(cfg, space.num_features),
@@ -134,22 +173,25 @@ pub fn run(cfg: TrainConfig, dir: &Path, opts: RunOptions) -> Result<RunSummary,
 }
 
 /// Continues the run in `dir` from its last checkpoint; `epochs` may extend the run.
+///
+/// The checkpoint is what decides: new settings (`epochs`) are stored in it before
+/// `config.toml` says them, and a `config.toml` that differs from it only in the epochs (an
+/// `--epochs` change interrupted between the two writes, or made by an older kage-train
+/// before its first checkpoint) is taken as the checkpoint says, so the directory can be
+/// resumed at every instant.
 pub fn resume(dir: &Path, epochs: Option<u32>, opts: RunOptions) -> Result<RunSummary, TrainError> {
     let cfg_path = dir.join(names::CONFIG);
-    let text = std::fs::read_to_string(&cfg_path).map_err(io_err(&cfg_path))?;
-    let mut cfg = TrainConfig::from_toml(&text)?;
-    let state = checkpoint::load(&dir.join(names::CHECKPOINT))?;
+    let text = read_text_capped(&cfg_path, cap::TEXT, "training configuration")?;
+    let mut state = checkpoint::load(&dir.join(names::CHECKPOINT))?;
     let saved = TrainConfig::from_toml(&state.config_toml)?;
-    if saved.result_config() != cfg.result_config() {
-        return Err(TrainError::Resume(format!(
-            "{} differs from the configuration stored in the checkpoint",
-            cfg_path.display()
-        )));
-    }
+    let mut cfg = reconcile(TrainConfig::from_toml(&text)?, &saved, &cfg_path)?;
     if let Some(e) = epochs {
+        check_epochs(e, state.epochs_done, saved.epochs)?;
         cfg.epochs = e;
         cfg.validate()?;
     }
+    refuse_overwrite(&cfg, dir, &[])?;
+    kage_data::guard::claim_dir(dir, OWNER)?;
     if let Some(then) = DataIdentity::load(dir)? {
         let now = DataIdentity::of(&data_files(&cfg))?;
         if let Some(why) = then.differs(&now) {
@@ -164,9 +206,55 @@ pub fn resume(dir: &Path, epochs: Option<u32>, opts: RunOptions) -> Result<RunSu
     if (p.num_features, p.ft_size, p.head_size) != (model_features, cfg.ft_size, cfg.head_size) {
         return Err(TrainError::Resume("checkpoint shape does not match the configuration".into()));
     }
+    let result_toml = cfg.result_toml()?;
+    if result_toml != state.config_toml {
+        state.config_toml = result_toml;
+        checkpoint::save(&dir.join(names::CHECKPOINT), &state)?;
+    }
     let CheckpointState { epochs_done, step, history, params, moments, .. } = state;
     let trainer = Trainer::from_state(cfg, params, Some(moments), step, epochs_done, history);
     drive(trainer, &space, dir, opts)
+}
+
+/// The configuration to resume with: `config.toml`'s, which must decide the weights as the
+/// checkpoint's does but for the epoch count, taken from the checkpoint.
+fn reconcile(
+    cfg: TrainConfig,
+    saved: &TrainConfig,
+    cfg_path: &Path,
+) -> Result<TrainConfig, TrainError> {
+    let same_but_epochs = TrainConfig { epochs: saved.epochs, ..cfg.result_config() };
+    if same_but_epochs != saved.result_config() {
+        return Err(TrainError::Resume(format!(
+            "{} differs from the configuration stored in the checkpoint",
+            cfg_path.display()
+        )));
+    }
+    if cfg.epochs != saved.epochs {
+        eprintln!(
+            "kage-train: note: {} says {} epochs, the checkpoint {} (an --epochs change that \
+             was interrupted); continuing with {}: pass --epochs to choose",
+            cfg_path.display(),
+            cfg.epochs,
+            saved.epochs,
+            saved.epochs
+        );
+    }
+    Ok(TrainConfig { epochs: saved.epochs, ..cfg })
+}
+
+/// Refuses `--epochs e` that would stop a run at or before where it stands (`done` epochs
+/// of `planned`): the net would be labelled as an `e`-epoch run, whose id a fresh run of `e`
+/// epochs, with other weights, also has.
+fn check_epochs(e: u32, done: u32, planned: u32) -> Result<(), TrainError> {
+    if e < planned && e <= done {
+        return Err(TrainError::Resume(format!(
+            "the run has done {done} of its {planned} epochs; --epochs {e} would not train and \
+             would label its network as a {e}-epoch run, which it is not: pass --epochs above \
+             {done} (or none), or start a new run (--snapshots keeps a network per epoch)"
+        )));
+    }
+    Ok(())
 }
 
 fn drive(

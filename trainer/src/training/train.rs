@@ -256,5 +256,5 @@ fn factoriser(cfg: &TrainConfig) -> Option<Factoriser> {
     if !cfg.factorise || cfg.synthetic.is_some() {
         return None;
     }
-    kage_engine::Variant::by_name(&cfg.variant).ok().map(Factoriser::new)
+    crate::data::space::rules(cfg).ok().map(Factoriser::new)
 }
