@@ -35,6 +35,22 @@ pub enum GuardError {
         /// The output path as given.
         out: PathBuf,
     },
+    /// An output is written through a temporary name (`<out>.tmp`, [`crate::atomic`]) that
+    /// is one of the inputs: creating it would empty that input before it is read (e.g.
+    /// `repair --out games.kdata games.kdata.tmp`, salvaging an interrupted writer's file).
+    #[error(
+        "{flag} {} is written through {}, which is an input; name another output",
+        out.display(),
+        tmp.display()
+    )]
+    TempIsInput {
+        /// The option naming the output.
+        flag: String,
+        /// The output path as given.
+        out: PathBuf,
+        /// Its temporary name.
+        tmp: PathBuf,
+    },
     /// Two outputs name the same file.
     #[error("{first} and {second} both name {}; give each output its own file", path.display())]
     OutputsCollide {
@@ -85,7 +101,8 @@ fn resolved(p: &Path) -> Option<PathBuf> {
 }
 
 /// Refuses, before any work, an output that is one of the inputs (the same file under
-/// another name included) or that another output also names. `outputs` are `(option,
+/// another name included), whose temporary name (`<out>.tmp`) is one, or that another
+/// output also names. `outputs` are `(option,
 /// path)` pairs; `-` (standard output) is always allowed.
 pub fn refuse_overwrite(outputs: &[(&str, &Path)], inputs: &[&Path]) -> Result<(), GuardError> {
     let ins: Vec<PathBuf> = inputs.iter().filter_map(|p| resolved(p)).collect();
@@ -97,6 +114,10 @@ pub fn refuse_overwrite(outputs: &[(&str, &Path)], inputs: &[&Path]) -> Result<(
         let Some(o) = resolved(out) else { continue };
         if ins.contains(&o) {
             return Err(GuardError::OutputIsInput { flag: flag.into(), out: out.into() });
+        }
+        let tmp = crate::atomic::tmp_path(out);
+        if resolved(&tmp).is_some_and(|t| ins.contains(&t)) {
+            return Err(GuardError::TempIsInput { flag: flag.into(), out: out.into(), tmp });
         }
         if let Some((first, _)) = seen.iter().find(|(_, p)| *p == o) {
             return Err(GuardError::OutputsCollide {

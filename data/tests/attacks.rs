@@ -27,7 +27,11 @@ fn text(o: &Output) -> String {
 
 /// Random legal minishogi games and their positions.
 fn games(n: u64) -> (Vec<GameRecord>, Vec<PositionRecord>) {
-    let v = Variant::builtin(VariantId::Minishogi);
+    games_of(Variant::builtin(VariantId::Minishogi), n)
+}
+
+/// Random legal games of `v` and their positions.
+fn games_of(v: &'static Variant, n: u64) -> (Vec<GameRecord>, Vec<PositionRecord>) {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
     let (mut gs, mut ps) = (Vec::new(), Vec::new());
     for gi in 0..n {
@@ -421,4 +425,123 @@ fn a_record_whose_lengths_lie_is_damage_not_an_abort() {
         assert_eq!(o.status.code(), Some(1), "{name}: {}", text(&o));
         assert!(!out.exists());
     }
+}
+
+#[test]
+fn user_variant_files_validate_and_export_like_built_in_ones() {
+    let f = fixture();
+    let spec = include_str!("../../engine/variants/examples/shinobiplus_rank4.toml");
+    let v = Variant::from_spec_text(spec).expect("the example spec compiles");
+    let mut config = toml::Table::new();
+    config.insert("nodes".into(), 100.into());
+    config.insert("variant_spec".into(), spec.into());
+    let config = toml::to_string(&config).expect("toml");
+    let (gs, ps) = games_of(v, 4);
+    let h = |kind| FileHeader::new(kind, &v.name, &config, "rev", "attack-test").expect("header");
+    let (games, positions) = (f.root.join("user-games.kdata"), f.root.join("user-pos.kdata"));
+    write_as(&games, h(RecordKind::Game), &gs);
+    write_as(&positions, h(RecordKind::Position), &ps);
+    let resolved = kage_data::variant::of_header(&h(RecordKind::Game)).expect("resolves");
+    assert_eq!(resolved.name, v.name);
+
+    for p in [&games, &positions] {
+        let o = bin(&["validate", s(p)]);
+        let t = text(&o);
+        assert!(o.status.success() && t.contains(" OK ") && !t.contains("FAILED"), "{t}");
+        let o = bin(&["stats", s(p)]);
+        assert!(o.status.success() && text(&o).contains(&v.name), "{}", text(&o));
+    }
+    let txt = f.root.join("user.txt");
+    let o = bin(&["export", "--text", "--out", s(&txt), s(&positions)]);
+    assert!(o.status.success(), "{}", text(&o));
+    let lines = std::fs::read_to_string(&txt).expect("written");
+    assert_eq!(lines.lines().count(), ps.len());
+    let fen = lines.lines().next().and_then(|l| l.split(" | ").next()).expect("a FEN");
+    assert_eq!(fen, kage_engine::Position::from_fen(v, &v.start_fen).expect("fen").to_fen());
+    let pgn = f.root.join("user.pgn");
+    let o = bin(&["export", "--pgn", "--out", s(&pgn), s(&games)]);
+    assert!(o.status.success(), "{}", text(&o));
+    let pgn = std::fs::read_to_string(&pgn).expect("written");
+    assert_eq!(pgn.matches("[Event ").count(), gs.len(), "{pgn}");
+
+    // A header naming a built-in while its config carries another variant's spec is refused.
+    let liar = f.root.join("liar.kdata");
+    let lie = FileHeader::new(RecordKind::Game, "shinobiplus", &config, "rev", "t").expect("h");
+    write_as(&liar, lie, &gs);
+    let o = bin(&["validate", s(&liar)]);
+    assert!(!o.status.success() && text(&o).contains("spec in its config"), "{}", text(&o));
+}
+
+#[test]
+fn no_command_writes_over_an_input_through_its_temporary_name() {
+    let f = fixture();
+    // An interrupted writer's file, salvaged or exported to its final name.
+    let tmp_input = f.root.join("games.kdata.tmp");
+    std::fs::copy(&f.positions, &tmp_input).expect("copy");
+    let before = std::fs::read(&tmp_input).expect("read");
+    let out = f.root.join("games.kdata");
+    for args in [
+        vec!["repair", "--out", s(&out), s(&tmp_input)],
+        vec!["merge", "--out", s(&out), s(&tmp_input)],
+        vec!["shuffle", "--out", s(&out), s(&tmp_input)],
+        vec!["export", "--text", "--out", s(&out), s(&tmp_input)],
+    ] {
+        let o = bin(&args);
+        let t = text(&o);
+        assert!(!o.status.success() && t.contains("which is an input"), "{args:?}: {t}");
+        assert_eq!(std::fs::read(&tmp_input).expect("still there"), before, "{args:?}");
+        assert!(!out.exists(), "{args:?}");
+    }
+    // The plain rule, one for every command that writes.
+    for args in [
+        vec!["repair", "--out", s(&f.positions), s(&f.positions)],
+        vec!["export", "--text", "--out", s(&f.positions), s(&f.positions)],
+        vec!["export", "--pgn", "--out", s(&f.positions), s(&f.positions)],
+        vec!["shuffle", "--out", s(&f.positions), s(&f.positions)],
+    ] {
+        let o = bin(&args);
+        assert!(!o.status.success() && text(&o).contains("is also an input"), "{args:?}");
+    }
+    assert_eq!(read_all::<PositionRecord>(&f.positions).expect("intact").1, f.pos_recs);
+}
+
+#[test]
+fn shuffle_never_removes_a_directory_it_did_not_make() {
+    let f = fixture();
+    let mut g = kage_data::synth::Synth::new(1);
+    let recs: Vec<PositionRecord> = (0..12_000).map(|_| g.position()).collect();
+    let big = f.root.join("big.kdata");
+    write(&big, RecordKind::Position, &recs);
+    let out = f.root.join("sh.kdata");
+    let buckets = f.root.join("sh.kdata.shuffle-buckets");
+    std::fs::create_dir(&buckets).expect("mkdir");
+    std::fs::write(buckets.join("notes.txt"), b"mine").expect("write");
+    let o = bin(&["shuffle", "--memory-mb", "1", "--out", s(&out), s(&big)]);
+    assert!(!o.status.success() && text(&o).contains("not a shuffle bucket"), "{}", text(&o));
+    assert_eq!(std::fs::read(buckets.join("notes.txt")).expect("kept"), b"mine");
+    // An input inside it is refused too.
+    let inside = buckets.join("bucket-0000.kdata");
+    std::fs::remove_file(buckets.join("notes.txt")).expect("rm");
+    std::fs::rename(&big, &inside).expect("mv");
+    let o = bin(&["shuffle", "--memory-mb", "1", "--out", s(&out), s(&inside)]);
+    assert!(!o.status.success() && text(&o).contains("is inside"), "{}", text(&o));
+    assert_eq!(read_all::<PositionRecord>(&inside).expect("intact").1, recs);
+    // A leftover of an interrupted shuffle is taken over.
+    std::fs::rename(&inside, &big).expect("mv");
+    std::fs::write(buckets.join("bucket-0001.kdata.tmp"), b"half").expect("write");
+    let o = bin(&["shuffle", "--memory-mb", "1", "--out", s(&out), s(&big)]);
+    assert!(o.status.success() && text(&o).contains("bucket(s)"), "{}", text(&o));
+    assert!(!buckets.exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_directory_owner_file_is_read_capped() {
+    let f = fixture();
+    let d = f.root.join("run");
+    std::fs::create_dir(&d).expect("mkdir");
+    std::os::unix::fs::symlink("/dev/zero", d.join(kage_data::guard::OWNER_FILE)).expect("link");
+    // Read at most 256 bytes of it (it used to be read whole: endless).
+    let owner = kage_data::guard::owner_of(&d).expect("reads");
+    assert!(owner.is_some_and(|o| o.len() <= 256));
 }

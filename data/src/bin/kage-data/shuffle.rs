@@ -88,6 +88,7 @@ fn shuffle<R: Record>(
         s.push(".shuffle-buckets");
         PathBuf::from(s)
     };
+    check_bucket_dir(&tmp_dir, files)?;
     std::fs::create_dir_all(&tmp_dir).with_context(|| format!("creating {}", tmp_dir.display()))?;
     let result = (|| -> Result<u64> {
         let paths: Vec<PathBuf> =
@@ -122,4 +123,36 @@ fn shuffle<R: Record>(
     })();
     let _ = std::fs::remove_dir_all(&tmp_dir);
     result
+}
+
+/// The bucket directory is removed when shuffling ends: refuse one that holds anything but
+/// buckets (a leftover of an interrupted shuffle), or an input.
+fn check_bucket_dir(dir: &Path, files: &[PathBuf]) -> Result<()> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(()) };
+    let canon = std::fs::canonicalize(dir).with_context(|| format!("{}", dir.display()))?;
+    for f in files {
+        if std::fs::canonicalize(f).is_ok_and(|c| c.starts_with(&canon)) {
+            anyhow::bail!(
+                "{} is inside {}, the bucket directory shuffle removes when done; move it or \
+                 name another --out",
+                f.display(),
+                dir.display()
+            );
+        }
+    }
+    for e in entries {
+        let e = e.with_context(|| format!("listing {}", dir.display()))?;
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        let bucket = name.starts_with("bucket-")
+            && (name.ends_with(".kdata") || name.ends_with(".kdata.tmp"));
+        if !bucket {
+            anyhow::bail!(
+                "{} exists and holds {name}, which is not a shuffle bucket; shuffle removes \
+                 that directory when done: move it or name another --out",
+                dir.display()
+            );
+        }
+    }
+    Ok(())
 }
