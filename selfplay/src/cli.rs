@@ -165,6 +165,10 @@ pub struct GenerateArgs {
     /// No progress bar or progress lines.
     #[arg(long)]
     pub quiet: bool,
+    /// Resume a run that another build of kage-selfplay began (its games then pool two
+    /// builds); without it such a resume is refused.
+    #[arg(long)]
+    pub allow_rebuild: bool,
     /// When stderr is not a terminal: a plain progress line every S seconds (done/total,
     /// rate, ETA, running results by side; 0: after every game).
     #[arg(long, default_value_t = 30.0)]

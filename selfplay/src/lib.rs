@@ -9,6 +9,7 @@
 //! * [`run`]: a run directory with atomic batch files, resume and final joined output.
 //! * [`balance`]: balance reports grouped by variant and settings: text, JSON, SVG, HTML.
 //! * [`progress`]: plain progress lines when stderr is not a terminal.
+//! * [`build`]: what built a player (git revision, program hash, UCI id), checked on resume.
 //! * [`bench`]: throughput, thread scaling and self-play overhead.
 //! * [`matches`]: engine-against-engine matches with GSPRT, PGN and outside UCI engines.
 
@@ -18,6 +19,7 @@ pub mod adjudicate;
 pub mod audit;
 pub mod balance;
 pub mod bench;
+pub mod build;
 pub mod config;
 pub mod driver;
 mod error;

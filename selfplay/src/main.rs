@@ -61,6 +61,7 @@ fn run_generate(args: &cli::GenerateArgs) -> Result<ExitCode> {
             progress_every: args.progress_every()?,
             stop: &stop,
             factory,
+            allow_rebuild: args.allow_rebuild,
         };
         let report = generate(&cfg, &opts)
             .with_context(|| format!("self-play of {variant} into {}", args.out.display()))?;

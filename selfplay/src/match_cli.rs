@@ -107,6 +107,10 @@ pub struct MatchArgs {
     /// No progress lines.
     #[arg(long)]
     pub quiet: bool,
+    /// Resume even though an engine's build changed since the match began (another program
+    /// file, `id name` or kage build): its games then pool two builds.
+    #[arg(long)]
+    pub allow_rebuilt_engines: bool,
 }
 
 /// GSPRT parameters (shared by `match --sprt` and `stats`).
@@ -329,6 +333,7 @@ impl MatchArgs {
             progress_games: self.progress_games,
             progress_secs: self.progress_secs,
             quiet: self.quiet,
+            allow_rebuilt: self.allow_rebuilt_engines,
         };
         Ok(cfg.validated()?)
     }

@@ -54,6 +54,9 @@ pub struct RunOptions<'a> {
     pub stop: &'a AtomicBool,
     /// Makes a player per thread.
     pub factory: PlayerFactory,
+    /// Resume a run begun by another build of this program (its games then pool two
+    /// builds; said in the report's repairs). Off: such a resume is refused.
+    pub allow_rebuild: bool,
 }
 
 /// How a run ended.
@@ -231,9 +234,10 @@ pub fn generate(cfg: &GenConfig, opts: &RunOptions) -> Result<RunReport> {
     if dir.join("games.kdata").exists() {
         return finished(&dir, &parts, cfg, opts, report, started);
     }
+    report.repairs.extend(crate::build::check_run(&dir, opts.allow_rebuild)?);
     let mut gdir = PartDir::open(parts.join("games"))?;
     let mut pdir = PartDir::open(parts.join("positions"))?;
-    report.repairs = discard_damaged_parts(&parts, &mut gdir, &mut pdir)?;
+    report.repairs.extend(discard_damaged_parts(&parts, &mut gdir, &mut pdir)?);
     let have = |d: &PartDir| d.parts().iter().map(|(i, _)| *i).collect::<HashSet<_>>();
     let (gh, ph) = (have(&gdir), have(&pdir));
     let done: HashSet<u64> = gh.intersection(&ph).copied().filter(|&b| b < batches_total).collect();

@@ -27,6 +27,15 @@ fn cfg(games: u64, batch: u64) -> GenConfig {
 }
 
 fn run_with(c: &GenConfig, out: &Path, stop: bool) -> kage_selfplay::Result<RunReport> {
+    run_rebuilt(c, out, stop, false)
+}
+
+fn run_rebuilt(
+    c: &GenConfig,
+    out: &Path,
+    stop: bool,
+    allow_rebuild: bool,
+) -> kage_selfplay::Result<RunReport> {
     let stop = AtomicBool::new(stop);
     let opts = RunOptions {
         out: out.to_path_buf(),
@@ -36,6 +45,7 @@ fn run_with(c: &GenConfig, out: &Path, stop: bool) -> kage_selfplay::Result<RunR
         progress_every: std::time::Duration::from_secs(30),
         stop: &stop,
         factory: factory_for(c).expect("factory"),
+        allow_rebuild,
     };
     generate(c, &opts)
 }
@@ -438,4 +448,85 @@ fn a_variant_file_and_another_variant_name_are_an_error() {
         refused(&selfplay(&args), "name different variants");
         assert!(!out.exists(), "{v}");
     }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_match_resumed_with_a_rebuilt_engine_is_refused() {
+    let t = tempfile::tempdir().expect("temp dir");
+    let engine = script(t.path(), "engine.sh", "exec \"$KAGE\" uci\n");
+    let cmd = format!("cmd={engine}");
+    let m = t.path().join("m");
+    let play = |games: &str, extra: &[&str]| {
+        let mut args = vec!["match", "--variant", "minishogi", "--nodes", "40", "--games", games];
+        args.extend(["--max-plies", "16", "--opening-plies", "2", "--opening-mode", "uniform"]);
+        args.extend(["--quiet", "--engine", "builtin", "hash=1", "--engine", &cmd, "name=out"]);
+        args.extend(["--out", m.to_str().expect("utf-8")]);
+        args.extend(extra);
+        selfplay(&args)
+    };
+    let o = play("2", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let recorded: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(m.join("match.json")).expect("json"))
+            .expect("json");
+    assert_eq!(recorded["builds"][0]["git_revision"], kage_data::GIT_REVISION);
+    assert_eq!(
+        recorded["builds"][1]["id_name"].as_str().map(|s| s.starts_with("kage")),
+        Some(true)
+    );
+    let log = std::fs::read(m.join("games.jsonl")).expect("log");
+    // The outside engine's program is rebuilt: resuming is refused, the log untouched.
+    std::fs::write(&engine, "#!/bin/sh\n# rebuilt\nexec \"$KAGE\" uci\n").expect("rebuild");
+    refused(&play("4", &[]), "engine \"out\" changed since the match began (program hash");
+    assert_eq!(std::fs::read(m.join("games.jsonl")).expect("log"), log);
+    // Asked for: it goes on and says so.
+    let o = play("4", &["--allow-rebuilt-engines"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("pool two builds"), "{}", stderr(&o));
+}
+
+#[test]
+fn self_play_resumed_by_another_build_is_refused() {
+    let t = tempfile::tempdir().expect("temp dir");
+    let c = cfg(4, 2);
+    let reference = run(&c, &t.path().join("reference")).expect("runs");
+    let out = t.path().join("resumed");
+    assert_eq!(run_with(&c, &out, true).expect("runs").status, RunStatus::Interrupted);
+    let build = out.join("minishogi/build.json");
+    let mut b: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&build).expect("build")).expect("json");
+    assert_eq!(b["git_revision"], kage_data::GIT_REVISION);
+    b["program_hash"] = "0123456789abcdef".into();
+    std::fs::write(&build, b.to_string()).expect("another build");
+    let e = run(&c, &out).expect_err("refused");
+    assert!(
+        e.to_string().contains("begun by another build")
+            && e.to_string().contains("--allow-rebuild"),
+        "{e}"
+    );
+    let r = run_rebuilt(&c, &out, false, true).expect("runs when asked");
+    assert_eq!(r.status, RunStatus::Complete);
+    assert!(r.repairs.iter().any(|x| x.contains("pool two builds")), "{:?}", r.repairs);
+    // The build is recorded beside the data, not in it: the same config, the same bytes.
+    for f in ["games.kdata", "positions.kdata"] {
+        let want = std::fs::read(reference.dir.join(f)).expect("reference");
+        assert_eq!(std::fs::read(r.dir.join(f)).expect("resumed"), want, "{f}");
+    }
+}
+
+#[test]
+fn a_depth_the_built_in_search_does_not_reach_is_a_hang() {
+    let t = tempfile::tempdir().expect("temp dir");
+    let m = t.path().join("m");
+    let mut args = vec!["match", "--variant", "minishogi", "--depth", "64", "--games", "2"];
+    args.extend(["--hang-ms", "300", "--max-failures", "1", "--opening-plies", "2"]);
+    args.extend(["--quiet", "--engine", "builtin", "hash=1", "--engine", "builtin", "hash=1"]);
+    args.extend(["--out", m.to_str().expect("utf-8")]);
+    let start = Instant::now();
+    let o = selfplay(&args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("did not reach depth 64 within 300 ms"), "{err}");
+    assert!(start.elapsed() < Duration::from_secs(20), "took {:?}", start.elapsed());
 }

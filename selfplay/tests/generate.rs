@@ -30,6 +30,7 @@ fn run(c: &GenConfig, out: &Path, shard: Shard, threads: usize) -> kage_selfplay
         progress_every: std::time::Duration::from_secs(30),
         stop: &stop,
         factory: factory_for(c).unwrap(),
+        allow_rebuild: false,
     };
     generate(c, &opts).unwrap()
 }

@@ -13,6 +13,7 @@ use kage_engine::{Color, Game, Variant};
 use serde::{Deserialize, Serialize};
 
 use super::uci::{UciEngine, UciError, UciSpec};
+use crate::build::Build;
 
 /// An engine's evaluation of its move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -158,6 +159,8 @@ pub trait MatchEngine: Send {
     /// After a timeout that still counts (a flag fall): stop the search, restart if it does
     /// not stop.
     fn abandon(&mut self) -> Result<(), UciError>;
+    /// What it is built from (checked when a match resumes).
+    fn build(&self) -> Build;
 }
 
 /// The built-in engine.
@@ -181,8 +184,21 @@ impl MatchEngine for Builtin {
         Ok(())
     }
 
-    fn go(&mut self, game: &Game, limit: MoveLimit, _: Duration) -> Result<Reply, UciError> {
-        let r = self.searcher.search(game, &limit.limits(), &self.stop, &mut |_| {});
+    fn go(&mut self, game: &Game, limit: MoveLimit, wait: Duration) -> Result<Reply, UciError> {
+        let mut limits = limit.limits();
+        // A depth has no bound in time of its own: the hang time is its ceiling, and a
+        // search stopped there is a hang, as an outside engine's would be.
+        if let MoveLimit::Depth(_) = limit {
+            limits.movetime_ms = Some((wait.as_millis() as u64).max(1));
+        }
+        let t0 = std::time::Instant::now();
+        let r = self.searcher.search(game, &limits, &self.stop, &mut |_| {});
+        if let MoveLimit::Depth(depth) = limit
+            && r.depth < depth
+            && t0.elapsed() + Duration::from_millis(10) >= wait
+        {
+            return Err(UciError::DepthNotReached { depth, ms: wait.as_millis() as u64 });
+        }
         let text = if r.best_move.is_null() {
             "(none)".to_owned()
         } else {
@@ -202,6 +218,10 @@ impl MatchEngine for Builtin {
 
     fn abandon(&mut self) -> Result<(), UciError> {
         Ok(())
+    }
+
+    fn build(&self) -> Build {
+        crate::build::this_program()
     }
 }
 
@@ -253,6 +273,10 @@ impl MatchEngine for Outside {
 
     fn abandon(&mut self) -> Result<(), UciError> {
         if self.engine.stop(Duration::from_secs(1)) { Ok(()) } else { self.restart() }
+    }
+
+    fn build(&self) -> Build {
+        self.engine.build()
     }
 }
 

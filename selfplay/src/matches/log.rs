@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::game::GameRecord;
+use crate::build::Build;
 
 /// One finished game pair.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -33,35 +34,73 @@ pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
     })
 }
 
-/// Claims `dir` for the match `identity`: a new directory records it; an existing one must
-/// hold the same identity.
-pub fn claim(dir: &Path, identity: &serde_json::Value) -> Result<(), MatchError> {
-    claim_msg(dir, identity).map_err(MatchError::Output)
+/// Claims `dir` for the match `identity` played by `builds` (the engines named `names`): a
+/// new directory records both in `match.json`; an existing one must hold the same identity,
+/// and the same builds unless `allow_rebuilt` (then the notes say what changed). A
+/// `match.json` from before builds were recorded is taken as it is.
+pub fn claim(
+    dir: &Path,
+    identity: &serde_json::Value,
+    builds: &[Build; 2],
+    names: [&str; 2],
+    allow_rebuilt: bool,
+) -> Result<Vec<String>, MatchError> {
+    claim_msg(dir, identity, builds, names, allow_rebuilt).map_err(MatchError::Output)
 }
 
-fn claim_msg(dir: &Path, identity: &serde_json::Value) -> Result<(), String> {
+fn claim_msg(
+    dir: &Path,
+    identity: &serde_json::Value,
+    builds: &[Build; 2],
+    names: [&str; 2],
+    allow_rebuilt: bool,
+) -> Result<Vec<String>, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let path = dir.join("match.json");
-    let want = serde_json::to_string_pretty(identity).map_err(|e| e.to_string())? + "\n";
-    match std::fs::read_to_string(&path) {
-        Ok(have) => {
-            let same =
-                serde_json::from_str::<serde_json::Value>(&have).ok().as_ref() == Some(identity);
-            if same {
-                Ok(())
-            } else {
-                Err(format!(
-                    "{} holds another match (its match.json differs: other engines, limits, \
-                     openings, seed or variant); use another --out",
-                    dir.display()
-                ))
-            }
+    let have = match kage_engine::util::read::read_text_capped(&path, 1 << 24, "match.json") {
+        Ok(text) => text,
+        Err(kage_engine::util::read::ReadError::Io { cause, .. })
+            if cause.kind() == std::io::ErrorKind::NotFound =>
+        {
+            let mut want = identity.clone();
+            want["builds"] = serde_json::to_value(builds).map_err(|e| e.to_string())?;
+            let text = serde_json::to_string_pretty(&want).map_err(|e| e.to_string())? + "\n";
+            write_atomic(&path, &text)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            return Ok(Vec::new());
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            write_atomic(&path, &want).map_err(|e| format!("cannot write {}: {e}", path.display()))
-        }
-        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+        Err(e) => return Err(format!("cannot read {e}")),
+    };
+    let mut have: serde_json::Value = serde_json::from_str(&have).unwrap_or_default();
+    let recorded = have.as_object_mut().and_then(|o| o.remove("builds"));
+    if &have != identity {
+        return Err(format!(
+            "{} holds another match (its match.json differs: other engines, limits, openings, \
+             seed or variant); use another --out",
+            dir.display()
+        ));
     }
+    let Some(recorded) = recorded else { return Ok(Vec::new()) };
+    let then: [Build; 2] = serde_json::from_value(recorded)
+        .map_err(|e| format!("{}: damaged builds: {e}", path.display()))?;
+    let changed: Vec<String> = (0..2)
+        .filter(|&i| then[i] != builds[i])
+        .map(|i| {
+            format!(
+                "engine {:?} changed since the match began ({})",
+                names[i],
+                builds[i].changes_from(&then[i])
+            )
+        })
+        .collect();
+    if changed.is_empty() || allow_rebuilt {
+        return Ok(changed.into_iter().map(|c| c + "; its games pool two builds").collect());
+    }
+    Err(format!(
+        "{}; resuming would pool games of two builds: use another --out, or pass \
+         --allow-rebuilt-engines",
+        changed.join("; ")
+    ))
 }
 
 /// The append-only pair log.
@@ -135,9 +174,11 @@ mod tests {
     fn log_survives_a_torn_line_and_claims_check_identity() {
         let dir = tempfile::tempdir().unwrap();
         let id = serde_json::json!({"variant": "minishogi"});
-        claim(dir.path(), &id).unwrap();
-        claim(dir.path(), &id).unwrap();
-        assert!(claim(dir.path(), &serde_json::json!({"variant": "shinobi"})).is_err());
+        let b = [crate::build::this_program(), crate::build::this_program()];
+        let c = |id: &serde_json::Value| claim(dir.path(), id, &b, ["a", "b"], false);
+        c(&id).unwrap();
+        c(&id).unwrap();
+        assert!(c(&serde_json::json!({"variant": "shinobi"})).is_err());
         let (mut log, pairs) = PairLog::open(dir.path()).unwrap();
         assert!(pairs.is_empty());
         let p = PairLine { pair: 3, games: [rec("1-0"), rec("0-1")] };

@@ -68,6 +68,9 @@ pub struct MatchConfig {
     pub progress_secs: f64,
     /// No progress at all.
     pub quiet: bool,
+    /// Resume a match whose engines' builds changed (a rebuilt program, another `id name`):
+    /// said on stderr, its games then pool two builds. Off: such a resume is refused.
+    pub allow_rebuilt: bool,
 }
 
 /// What makes a match the same match on resume (threads, game count, outputs, SPRT bounds

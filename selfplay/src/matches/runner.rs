@@ -257,7 +257,11 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
     let dir_err = |e: crate::SelfplayError| MatchError::Output(e.to_string());
     crate::guard::claim_run_dir(&cfg.out, &cfg.out, crate::guard::MATCH).map_err(dir_err)?;
     let _lock = crate::run::lock_dir(&cfg.out).map_err(dir_err)?;
-    claim(&cfg.out, &cfg.identity())?;
+    let builds = pairings[0].each_ref().map(|e| e.build());
+    let names = [cfg.engines[0].name.as_str(), cfg.engines[1].name.as_str()];
+    for note in claim(&cfg.out, &cfg.identity(), &builds, names, cfg.allow_rebuilt)? {
+        eprintln!("kage-selfplay: warning: {note}");
+    }
     let (mut log, mut pairs) = PairLog::open(&cfg.out)?;
     let mut counts = Counts::default();
     for p in pairs.values() {

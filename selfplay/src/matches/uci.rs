@@ -47,6 +47,14 @@ pub enum UciError {
         /// How long (ms).
         ms: u64,
     },
+    /// The built-in search did not reach its depth within the hang time.
+    #[error("the built-in search did not reach depth {depth} within {ms} ms (--hang-ms)")]
+    DepthNotReached {
+        /// The depth asked for.
+        depth: u32,
+        /// The hang time (ms).
+        ms: u64,
+    },
     /// It wrote a line longer than [`MAX_LINE`].
     #[error("the engine wrote a line longer than {max} bytes (not UCI output)")]
     LineTooLong {
@@ -235,6 +243,11 @@ impl UciEngine {
                 variants = Some(vars);
             }
         }
+    }
+
+    /// Its program file's hash and its `id name`.
+    pub fn build(&self) -> crate::build::Build {
+        crate::build::outside(&self.spec.cmd, self.spec.dir.as_deref(), self.id_name.clone())
     }
 
     /// Sends one line.
