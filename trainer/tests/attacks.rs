@@ -12,6 +12,7 @@ use common::Playouts;
 
 use kage_train::RunOptions;
 use kage_train::training::checkpoint;
+use kage_train::training::config::EpochsChange;
 use kage_train::training::run::names;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -237,6 +238,17 @@ fn an_interrupted_epoch_extension_leaves_the_run_resumable() {
         assert!(std::fs::read(d.join(names::NET)).expect("net") == want, "{}", d.display());
         kage_train::resume(d, None, RunOptions::default()).expect("and again");
     }
+    // The extended run's configuration says how it was made: it trains the same network
+    // afresh, under another id than a fresh four-epoch run (whose cosine schedule differs).
+    let text = std::fs::read_to_string(whole.join(names::CONFIG)).expect("config");
+    let extended = kage_train::TrainConfig::from_toml(&text).expect("config parses");
+    assert_eq!(extended.epochs_changes, [EpochsChange { at: 2, epochs: 2 }]);
+    let again = kage_train::run(extended, &dir.join("again"), RunOptions::default()).expect("run");
+    assert!(std::fs::read(&again.net_path).expect("net") == want, "not reproduced");
+    let fresh = kage_train::run(common::tiny_config(4), &dir.join("fresh"), RunOptions::default())
+        .expect("fresh run");
+    assert_ne!(fresh.run_id, again.run_id);
+    assert!(std::fs::read(&fresh.net_path).expect("net") != want);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -342,6 +354,26 @@ fn positions_counted_twice_are_refused() {
         assert!(!o.status.success() && err.contains(want), "{extra:?}: {err}");
         assert!(!out.exists(), "{extra:?} made {}", out.display());
     }
+    // A file made from A (as `kage-data merge` makes one), with A.
+    let merged = dir.join("merged.kdata");
+    let source = kage_data::lineage::Lineage::of(&a).expect("lineage");
+    let header = kage_data::FileHeader::new(
+        kage_data::RecordKind::Position,
+        "minishogi",
+        "merged",
+        "test",
+        "kage-train tests",
+    )
+    .and_then(|h| h.with_sources(kage_data::lineage::sources_for(&[source])))
+    .expect("header");
+    let mut w = kage_data::Writer::<kage_data::PositionRecord>::create(&merged, header).expect("w");
+    let mut r = kage_data::Reader::<kage_data::PositionRecord>::open(&a).expect("reader");
+    while let Some(chunk) = r.next_chunk().expect("chunk") {
+        chunk.iter().for_each(|rec| w.write(rec).expect("write"));
+    }
+    w.finish().expect("finish");
+    let o = train(&a, &dir.join("merged-run"), &["--data", &s(&merged)]);
+    assert!(!o.status.success() && stderr(&o).contains("was made from"), "{}", stderr(&o));
     // `--data A A` and the accepted case.
     let o = train(&a, &dir.join("twice"), &["--data", a.to_str().expect("utf-8"), &s(&b)]);
     assert!(!o.status.success() && stderr(&o).contains("same file"), "{}", stderr(&o));

@@ -60,6 +60,19 @@ impl Default for FilterConfig {
     }
 }
 
+/// An `--epochs` change made when a run was resumed: the epochs before `at` were trained as
+/// part of a run of `epochs` epochs (the cosine schedule's length). Recorded so that the
+/// configuration still says how the weights were made, and an extended run has another id
+/// than a fresh run of its new length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EpochsChange {
+    /// Epochs done when the length changed.
+    pub at: u32,
+    /// The run's length before.
+    pub epochs: u32,
+}
+
 /// Every setting of a training run. Written resolved to `config.toml` in the run directory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -133,6 +146,10 @@ pub struct TrainConfig {
     /// directory). Does not change the trained weights (not part of the run id).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub snapshots: bool,
+    /// The `--epochs` changes of resumes, in order (none for a run that kept its length;
+    /// written to the TOML only when there are some).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub epochs_changes: Vec<EpochsChange>,
 }
 
 impl Default for TrainConfig {
@@ -168,6 +185,7 @@ impl Default for TrainConfig {
             allow_damaged: false,
             init_net: None,
             snapshots: false,
+            epochs_changes: Vec::new(),
         }
     }
 }
@@ -294,6 +312,17 @@ impl TrainConfig {
         if !(self.lr_min.is_finite() && self.lr_min >= 0.0 && self.lr_min <= self.lr) {
             return Err(invalid("lr_min", "must be in [0, lr]"));
         }
+        let mut after = 0;
+        for c in &self.epochs_changes {
+            if !(c.at > after && c.at <= c.epochs && c.at < self.epochs) {
+                return Err(invalid(
+                    "epochs_changes",
+                    "each change must come after the one before it, within the epochs before \
+                     and before the run's last epoch",
+                ));
+            }
+            after = c.at;
+        }
         if self.lr_step_epochs == 0 {
             return Err(invalid("lr_step_epochs", "must be at least 1"));
         }
@@ -314,17 +343,33 @@ impl TrainConfig {
         Ok(())
     }
 
-    /// Learning rate for a 0-based epoch.
+    /// The run's length as it was when the 0-based `epoch` was trained.
+    pub fn epochs_at(&self, epoch: u32) -> u32 {
+        self.epochs_changes.iter().find(|c| epoch < c.at).map_or(self.epochs, |c| c.epochs)
+    }
+
+    /// This configuration resumed after `done` epochs with `epochs` as its length: the
+    /// change is recorded (once per point of the run).
+    pub fn with_epochs(&self, epochs: u32, done: u32) -> TrainConfig {
+        let mut cfg = self.clone();
+        if epochs == self.epochs {
+            return cfg;
+        }
+        if cfg.epochs_changes.last().is_none_or(|c| c.at < done) {
+            cfg.epochs_changes.push(EpochsChange { at: done, epochs: self.epochs });
+        }
+        cfg.epochs = epochs;
+        cfg
+    }
+
+    /// Learning rate for a 0-based epoch (of the run's length then: [`Self::epochs_at`]).
     pub fn lr_at(&self, epoch: u32) -> f64 {
+        let epochs = self.epochs_at(epoch);
         match self.lr_schedule {
             LrSchedule::Constant => self.lr,
             LrSchedule::Step => self.lr * self.lr_gamma.powi((epoch / self.lr_step_epochs) as i32),
             LrSchedule::Cosine => {
-                let t = if self.epochs <= 1 {
-                    0.0
-                } else {
-                    f64::from(epoch) / f64::from(self.epochs - 1)
-                };
+                let t = if epochs <= 1 { 0.0 } else { f64::from(epoch) / f64::from(epochs - 1) };
                 self.lr_min
                     + 0.5 * (self.lr - self.lr_min) * (1.0 + (std::f64::consts::PI * t).cos())
             }
@@ -364,5 +409,24 @@ mod tests {
             [step.lr_at(0), step.lr_at(1), step.lr_at(2), step.lr_at(5)],
             [1.0, 1.0, 0.5, 0.25]
         );
+    }
+
+    #[test]
+    fn a_changed_length_keeps_the_schedule_of_the_epochs_before() {
+        let two = TrainConfig { epochs: 2, lr: 1.0, lr_min: 0.0, ..Default::default() };
+        let four = two.with_epochs(4, 2);
+        assert_eq!(four.epochs_changes, [EpochsChange { at: 2, epochs: 2 }]);
+        assert_eq!((four.lr_at(0), four.lr_at(1)), (two.lr_at(0), two.lr_at(1)));
+        let fresh = TrainConfig { epochs: 4, ..two.clone() };
+        assert_eq!((four.lr_at(2), four.lr_at(3)), (fresh.lr_at(2), fresh.lr_at(3)));
+        // Two changes at one point of the run: the first says how its epochs were trained.
+        assert_eq!(four.with_epochs(6, 2).epochs_changes, four.epochs_changes);
+        assert_eq!(two.with_epochs(2, 2), two);
+        let synthetic = Some(SyntheticConfig::default());
+        let good = TrainConfig { synthetic, ..four };
+        good.validate().expect("valid");
+        let bad = TrainConfig { epochs_changes: vec![EpochsChange { at: 3, epochs: 2 }], ..good };
+        let e = bad.validate().expect_err("refused").to_string();
+        assert!(e.contains("epochs_changes"), "{e}");
     }
 }

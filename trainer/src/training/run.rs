@@ -187,7 +187,7 @@ pub fn resume(dir: &Path, epochs: Option<u32>, opts: RunOptions) -> Result<RunSu
     let mut cfg = reconcile(TrainConfig::from_toml(&text)?, &saved, &cfg_path)?;
     if let Some(e) = epochs {
         check_epochs(e, state.epochs_done, saved.epochs)?;
-        cfg.epochs = e;
+        cfg = cfg.with_epochs(e, state.epochs_done);
         cfg.validate()?;
     }
     refuse_overwrite(&cfg, dir, &[])?;
@@ -217,12 +217,14 @@ pub fn resume(dir: &Path, epochs: Option<u32>, opts: RunOptions) -> Result<RunSu
 }
 
 /// The configuration to resume with: `config.toml`'s, which must decide the weights as the
-/// checkpoint's does but for the epoch count, taken from the checkpoint.
+/// checkpoint's does but for the epoch count (and its changes), taken from the checkpoint.
 fn reconcile(
     cfg: TrainConfig,
     saved: &TrainConfig,
     cfg_path: &Path,
 ) -> Result<TrainConfig, TrainError> {
+    let epochs_changes = saved.epochs_changes.clone();
+    let cfg = TrainConfig { epochs_changes, ..cfg };
     let same_but_epochs = TrainConfig { epochs: saved.epochs, ..cfg.result_config() };
     if same_but_epochs != saved.result_config() {
         return Err(TrainError::Resume(format!(
