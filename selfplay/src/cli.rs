@@ -333,32 +333,41 @@ impl GameArgs {
     }
 }
 
+/// The user variant of `--variant-file` (its name and spec text), checked against `--variant`
+/// (shared by `generate` and `match`).
+pub fn user_variant(
+    variant: Option<&str>,
+    file: Option<&std::path::Path>,
+) -> Result<Option<(String, String)>> {
+    let Some(path) = file else { return Ok(None) };
+    let text = read_text_capped(path, cap::TEXT, "variant spec")
+        .with_context(|| format!("reading variant file {}", path.display()))?;
+    let v = kage_data::variant::from_spec_cached(&text)
+        .with_context(|| format!("variant file {}", path.display()))?;
+    if VariantId::from_name(&v.name).is_some() {
+        bail!(
+            "variant file {}: the name {:?} is a built-in variant's; give the user variant a \
+             name of its own",
+            path.display(),
+            v.name
+        );
+    }
+    if let Some(asked) = variant.filter(|a| *a != v.name) {
+        bail!(
+            "--variant {asked} and --variant-file {} (the user variant {:?}) name different \
+             variants; give --variant-file alone, or --variant {:?} with it",
+            path.display(),
+            v.name,
+            v.name
+        );
+    }
+    Ok(Some((v.name.clone(), text)))
+}
+
 impl GenerateArgs {
     /// The user variant of `--variant-file`: its name and spec text.
     pub fn user_variant(&self) -> Result<Option<(String, String)>> {
-        let Some(path) = &self.variant_file else { return Ok(None) };
-        let text = read_text_capped(path, cap::TEXT, "variant spec")
-            .with_context(|| format!("reading variant file {}", path.display()))?;
-        let v = kage_engine::Variant::from_spec_text(&text)
-            .with_context(|| format!("variant file {}", path.display()))?;
-        if VariantId::from_name(&v.name).is_some() {
-            bail!(
-                "variant file {}: the name {:?} is a built-in variant's; give the user variant a \
-                 name of its own",
-                path.display(),
-                v.name
-            );
-        }
-        if let Some(asked) = self.variant.as_deref().filter(|a| *a != v.name) {
-            bail!(
-                "--variant {asked} and --variant-file {} (the user variant {:?}) name different \
-                 variants; give --variant-file alone, or --variant {:?} with it",
-                path.display(),
-                v.name,
-                v.name
-            );
-        }
-        Ok(Some((v.name.clone(), text)))
+        user_variant(self.variant.as_deref(), self.variant_file.as_deref())
     }
 
     pub fn variants(&self) -> Result<Vec<String>> {

@@ -126,6 +126,30 @@ impl Adjudication {
     }
 }
 
+/// The variant `name`: the built-in one of that name, or the user variant of the spec text
+/// `spec` (compiled once per text), whose name must be `name` and not a built-in's.
+pub fn resolve_variant(
+    name: &str,
+    spec: Option<&str>,
+) -> Result<&'static kage_engine::Variant, SelfplayError> {
+    let bad = |m: String| SelfplayError::Config(m);
+    let Some(text) = spec else {
+        return kage_engine::Variant::by_name(name).map_err(|e| bad(e.to_string()));
+    };
+    let v = kage_data::variant::from_spec_cached(text)
+        .map_err(|e| bad(format!("variant spec: {e}")))?;
+    if v.name != name {
+        return Err(bad(format!("the variant spec is named {:?}, not {name:?}", v.name)));
+    }
+    if kage_engine::VariantId::from_name(&v.name).is_some() {
+        return Err(bad(format!(
+            "a user variant may not take the built-in name {:?}; rename it",
+            v.name
+        )));
+    }
+    Ok(v)
+}
+
 /// Checks a number of games to play (every command that plays games).
 pub fn check_games(games: u64) -> Result<(), SelfplayError> {
     if games == 0 {
@@ -285,27 +309,7 @@ impl GenConfig {
     /// The variant: the built-in one of that name, or the user variant of `variant_spec`
     /// (whose name must be `variant`).
     pub fn variant_def(&self) -> Result<&'static kage_engine::Variant, SelfplayError> {
-        let bad = |m: String| SelfplayError::Config(m);
-        match &self.variant_spec {
-            None => kage_engine::Variant::by_name(&self.variant).map_err(|e| bad(e.to_string())),
-            Some(text) => {
-                let v = kage_engine::Variant::from_spec_text(text)
-                    .map_err(|e| bad(format!("variant spec: {e}")))?;
-                if v.name != self.variant {
-                    return Err(bad(format!(
-                        "the variant spec is named {:?}, not {:?}",
-                        v.name, self.variant
-                    )));
-                }
-                if kage_engine::VariantId::from_name(&v.name).is_some() {
-                    return Err(bad(format!(
-                        "a user variant may not take the built-in name {:?}; rename it",
-                        v.name
-                    )));
-                }
-                Ok(v)
-            }
-        }
+        resolve_variant(&self.variant, self.variant_spec.as_deref())
     }
 
     /// Canonical TOML text (what data file headers carry and the hash is taken of).

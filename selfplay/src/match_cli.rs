@@ -14,8 +14,12 @@ use kage_selfplay::matches::{
 #[derive(Args)]
 pub struct MatchArgs {
     /// Variant: shinobiplus, shinobi, gorogoroplus or minishogi.
-    #[arg(long)]
-    pub variant: String,
+    #[arg(long, required_unless_present = "variant_file")]
+    pub variant: Option<String>,
+    /// A user variant written as a spec file (as `generate --variant-file`); outside engines
+    /// must know it under its name.
+    #[arg(long, value_name = "FILE")]
+    pub variant_file: Option<PathBuf>,
     /// A player, given twice (the first one's results are reported): `builtin [net=FILE]
     /// [params=FILE] [eval=hce] [hash=MB] [name=N]` (without net= or eval=hce: the variant's
     /// shipped network where it has one), or an outside UCI engine `cmd=PROGRAM [arg=A]... [dir=DIR]
@@ -308,8 +312,14 @@ impl MatchArgs {
                 nodes: self.opening_nodes.max(1),
             },
         };
+        let user = crate::cli::user_variant(self.variant.as_deref(), self.variant_file.as_deref())?;
+        let (variant, variant_spec) = match user {
+            Some((name, text)) => (name, Some(text)),
+            None => (self.variant.clone().context("give --variant or --variant-file")?, None),
+        };
         let cfg = MatchConfig {
-            variant: self.variant.clone(),
+            variant,
+            variant_spec,
             engines,
             limit,
             openings,

@@ -530,3 +530,33 @@ fn a_depth_the_built_in_search_does_not_reach_is_a_hang() {
     assert!(err.contains("did not reach depth 64 within 300 ms"), "{err}");
     assert!(start.elapsed() < Duration::from_secs(20), "took {:?}", start.elapsed());
 }
+
+#[test]
+fn a_user_variant_can_be_matched() {
+    let t = tempfile::tempdir().expect("temp dir");
+    let spec =
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../engine/variants/examples/shinobiplus_rank4.toml");
+    let m = t.path().join("m");
+    let mut args = vec!["match", "--variant-file", spec, "--nodes", "40", "--games", "2"];
+    args.extend(["--max-plies", "16", "--opening-plies", "2", "--opening-mode", "uniform"]);
+    args.extend(["--quiet", "--engine", "builtin", "hash=1", "eval=hce", "--engine", "builtin"]);
+    args.extend(["hash=1", "eval=hce", "--out", m.to_str().expect("utf-8")]);
+    let o = selfplay(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let id: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(m.join("match.json")).expect("json"))
+            .expect("json");
+    assert_eq!(id["variant"], "shinobiplus-rank4");
+    assert!(id["variant_spec"].as_str().is_some_and(|s| s.contains("shinobiplus-rank4")));
+    let pgn = std::fs::read_to_string(m.join("games.pgn")).expect("pgn");
+    assert_eq!(pgn.matches("[Variant \"shinobiplus-rank4\"]").count(), 2);
+    // --variant naming another variant with it is refused, as in generate.
+    args[1] = "--variant";
+    args[2] = "shinobiplus";
+    args.splice(3..3, ["--variant-file", spec]);
+    let n = args.len();
+    let m2 = t.path().join("m2");
+    args[n - 1] = m2.to_str().expect("utf-8");
+    refused(&selfplay(&args), "name different variants");
+    assert!(!m2.exists());
+}

@@ -36,6 +36,8 @@ pub use uci::UciSpec;
 pub struct MatchConfig {
     /// The variant (its name as engines know it).
     pub variant: String,
+    /// The spec text of a user variant (`--variant-file`); `None` for a built-in.
+    pub variant_spec: Option<String>,
     /// The first and the second engine (results are the first one's).
     pub engines: [EngineSpec; 2],
     /// Search limit per move.
@@ -78,6 +80,9 @@ pub struct MatchConfig {
 #[derive(Serialize)]
 struct Identity<'a> {
     variant: &'a str,
+    /// A user variant's spec text (absent for built-ins: earlier identities unchanged).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    variant_spec: Option<&'a str>,
     engines: &'a [EngineSpec; 2],
     limit: &'a LimitSpec,
     openings: &'a OpeningSpec,
@@ -93,6 +98,7 @@ impl MatchConfig {
     pub fn identity(&self) -> serde_json::Value {
         serde_json::to_value(Identity {
             variant: &self.variant,
+            variant_spec: self.variant_spec.as_deref(),
             engines: &self.engines,
             limit: &self.limit,
             openings: &self.openings,

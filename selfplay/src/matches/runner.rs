@@ -10,7 +10,6 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
 
-use kage_engine::Variant;
 use kage_engine::eval::Evaluator;
 use serde::Serialize;
 
@@ -231,7 +230,8 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
     let t0 = Instant::now();
     let cfg = &cfg.clone().validated()?;
     let setup = MatchError::Setup;
-    let variant = Variant::by_name(&cfg.variant).map_err(|e| setup(e.to_string()))?;
+    let variant = crate::config::resolve_variant(&cfg.variant, cfg.variant_spec.as_deref())
+        .map_err(|e| setup(e.to_string()))?;
     let book = Book::new(cfg.openings.clone(), variant, cfg.seed)?;
     let evals: Vec<Evaluator> = cfg
         .engines
