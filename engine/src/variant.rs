@@ -5,11 +5,13 @@ mod betza;
 mod compile;
 mod describe;
 mod error;
+mod limits;
 mod spec;
 
 pub use betza::BetzaError;
 pub use compile::{Direction, KindInfo, RepetitionVerdict, Variant};
 pub use error::SpecError;
+pub use limits::{MAX_MATERIAL, MAX_NAME_LEN, MAX_PIECE_VALUE, MAX_PIECES, is_valid_name};
 pub use spec::{PieceSpec, VariantSpec};
 
 use std::sync::OnceLock;
@@ -96,19 +98,7 @@ impl Variant {
 
     /// Reads, checks and compiles a spec file; the variant lives for the rest of the program.
     pub fn from_spec_file(path: &std::path::Path) -> Result<&'static Variant, SpecError> {
-        use std::io::Read;
-        // The caller names the file (`variant file <path>: ...`).
-        let io = |e: std::io::Error| SpecError::Io(e.to_string());
-        let file = std::fs::File::open(path).map_err(io)?;
-        let mut bytes = Vec::new();
-        file.take(MAX_SPEC_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
-        if bytes.len() as u64 > MAX_SPEC_BYTES {
-            return Err(SpecError::Io(format!(
-                "larger than {MAX_SPEC_BYTES} bytes: not a variant spec"
-            )));
-        }
-        let text = String::from_utf8(bytes).map_err(|_| SpecError::Io("not UTF-8 text".into()))?;
-        Variant::from_spec_text(&text)
+        Variant::from_spec_text(&read_spec(path)?)
     }
 
     /// Parses and compiles spec text (leaked: variants live as long as the program).
@@ -117,15 +107,69 @@ impl Variant {
         let v: &'static Variant = Box::leak(Box::new(Variant::compile(&spec)?));
         let start = crate::Position::from_fen(v, &v.start_fen)
             .map_err(|e| SpecError::StartFen(e.to_string()))?;
-        if let Some(o) = crate::Game::new(start).outcome() {
+        if let Some(o) = crate::Game::new(start.clone()).outcome() {
             return Err(SpecError::StartFen(format!(
                 "the game is over before the first move ({}, {})",
                 o.reason.name(),
                 o.winner_name()
             )));
         }
+        limits::check_start(v, &start)?;
         Ok(v)
     }
+
+    /// [`Variant::from_spec_text`] for a variant the user defines: its name must not be a
+    /// built-in variant's (a spec named `minishogi` would be taken for Minishogi by its
+    /// evaluation parameters, its net and its data files).
+    pub fn from_user_spec_text(text: &str) -> Result<&'static Variant, SpecError> {
+        let spec = VariantSpec::parse(text)?;
+        if VariantId::from_name(&spec.name).is_some() {
+            return Err(SpecError::BuiltinName(spec.name));
+        }
+        Variant::from_spec_text(text)
+    }
+
+    /// [`Variant::from_spec_file`] for a variant the user defines (see
+    /// [`Variant::from_user_spec_text`]).
+    pub fn from_user_spec_file(path: &std::path::Path) -> Result<&'static Variant, SpecError> {
+        Variant::from_user_spec_text(&read_spec(path)?)
+    }
+
+    /// The variant a command means by `name` (`--variant`) given the user variant `user`
+    /// (`--variant-file`), if any: without a name, the user variant, else `default`; with
+    /// one, the user variant when it has that name, the built-in variant of that name when
+    /// there is no user variant, and an error when the two name different variants.
+    pub fn resolve(
+        name: Option<&str>,
+        user: Option<&'static Variant>,
+        default: VariantId,
+    ) -> Result<&'static Variant, SpecError> {
+        match (name, user) {
+            (None, Some(u)) => Ok(u),
+            (None, None) => Ok(Variant::builtin(default)),
+            (Some(n), None) => Variant::by_name(n),
+            (Some(n), Some(u)) if n == u.name => Ok(u),
+            (Some(n), Some(u)) => {
+                Err(SpecError::NameConflict { asked: n.to_string(), spec: u.name.clone() })
+            }
+        }
+    }
+}
+
+/// The text of a spec file, read at most [`MAX_SPEC_BYTES`] of it (the caller names the
+/// file: `variant file <path>: ...`).
+fn read_spec(path: &std::path::Path) -> Result<String, SpecError> {
+    use std::io::Read;
+    let io = |e: std::io::Error| SpecError::Io(e.to_string());
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_SPEC_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > MAX_SPEC_BYTES {
+        return Err(SpecError::Io(format!(
+            "larger than {MAX_SPEC_BYTES} bytes: not a variant spec"
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| SpecError::Io("not UTF-8 text".into()))
 }
 
 #[cfg(test)]

@@ -393,3 +393,223 @@ fn error_texts_do_not_repeat_themselves() {
     let _ = (&o.stdout[..]).read_to_string(&mut buf);
     assert!(buf.is_empty());
 }
+
+// Issue 31: specs that `kage check` accepted but the engine cannot play, names that are
+// paths, `--variant` against `--variant-file`, unbounded quiescence and `bench --net`.
+
+const MINISHOGI: &str = include_str!("../variants/minishogi.toml");
+const RANK4: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/variants/examples/shinobiplus_rank4.toml");
+const CAPTURE_DENSE: &str = include_str!("fixtures/capturedense.toml");
+
+/// Minishogi renamed (a user variant), with `from` replaced by `to`.
+fn user_minishogi(from: &str, to: &str) -> String {
+    let renamed = MINISHOGI.replace("name = \"minishogi\"", "name = \"mini2\"");
+    assert!(!from.is_empty() && renamed.contains(from), "{from}");
+    renamed.replace(from, to)
+}
+
+/// `kage check` on `text`: exit 2 and one line of stderr holding `want`; the library agrees.
+fn check_refuses(name: &str, text: &str, want: &str) {
+    let e = Variant::from_spec_text(text).expect_err(name).to_string();
+    assert!(e.contains(want), "{name}: {e}");
+    let dir = temp_dir("check31");
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, text).expect("write");
+    let o = kage(&["check", path.to_str().expect("utf-8 path")]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+    assert!(err.contains(want) && err.trim_end().lines().count() == 1, "{name}: {err}");
+}
+
+/// The rook's values in the Minishogi spec.
+const R700: &str = "value = 700\nhand_value = 800";
+
+#[test]
+fn piece_values_that_reach_the_mate_scores_or_wrap_are_refused() {
+    let cases = [
+        // One value above the range (and one that would wrap the material sum).
+        ("big", user_minishogi(R700, "value = 40000\nhand_value = 800"), "'R': value = 40000"),
+        (
+            "wrap",
+            user_minishogi(R700, "value = 2147483647\nhand_value = 800"),
+            "value = 2147483647",
+        ),
+        ("negative", user_minishogi("hand_value = 800", "hand_value = -5"), "hand_value = -5"),
+        // Each value in range, but promoted rooks and bishops of 10,000 make 43,160 in all.
+        (
+            "material",
+            user_minishogi("value = 950", "value = 10000")
+                .replace("betza = \"BW\"\nvalue = 800", "betza = \"BW\"\nvalue = 10000"),
+            "43160 centipawns of material",
+        ),
+    ];
+    for (name, text, want) in cases {
+        check_refuses(name, &text, want);
+    }
+    // At the bound the spec is accepted, and a search sees no mate after a plain capture.
+    let text = user_minishogi("value = 950", "value = 5000");
+    let v = Variant::from_spec_text(&text).expect("within the bound");
+    let game = Game::new(Position::from_fen(v, "rbsgk/4p/5/P4/KGSBR[-] w 0 1").expect("fen"));
+    let r = Searcher::new(1).search(&game, &Limits::depth(4), &AtomicBool::new(false), &mut |_| {});
+    assert!(r.score.abs() < kage_engine::search::MATE_BOUND, "{}", r.score);
+}
+
+/// A start position of `extra` more pieces than the fixture's 34.
+fn crowded(rank7: &str, rank2: &str) -> String {
+    CAPTURE_DENSE.replace(
+        "k7/8/CcCcCcCc/cCcCcCcC/CcCcCcCc/cCcCcCcC/8/K7",
+        &format!("k7/{rank7}/CcCcCcCc/cCcCcCcC/CcCcCcCc/cCcCcCcC/{rank2}/K7"),
+    )
+}
+
+#[test]
+fn more_pieces_than_kage_can_record_are_refused() {
+    // 40 pieces fit (what a kage_data record holds), 41 do not.
+    let v = Variant::from_spec_text(&crowded("8", "2CcCcCc")).expect("40 pieces fit");
+    assert_eq!(Position::startpos(v).occupied().count_ones(), 40);
+    check_refuses("crowded", &crowded("7c", "2CcCcCc"), "41 pieces on the board and in hand");
+    // Hands count too.
+    let text = many_drops_spec().replace("7K[", "7K[ABCDEFGHIJLMNOPQ");
+    check_refuses("hands", &text, "41 pieces");
+}
+
+#[test]
+fn a_flag_rank_won_with_the_first_move_is_refused() {
+    // White's king (a1) steps to b2; Black's (e5) to d4 after any White move.
+    let white = user_minishogi(
+        "drop_black = [1, 2, 3, 4, 5]",
+        "drop_black = [1, 2, 3, 4, 5]\nflag_white = [2]",
+    );
+    check_refuses("flag-white", &white, "zones.flag_white: Sente reaches its flag rank");
+    let black = user_minishogi(
+        "drop_black = [1, 2, 3, 4, 5]",
+        "drop_black = [1, 2, 3, 4, 5]\nflag_black = [4]",
+    );
+    check_refuses("flag-black", &black, "zones.flag_black: Gote reaches its flag rank");
+    // Two moves away is a game.
+    let far = user_minishogi(
+        "drop_black = [1, 2, 3, 4, 5]",
+        "drop_black = [1, 2, 3, 4, 5]\nflag_white = [3]",
+    );
+    assert!(Variant::from_spec_text(&far).is_ok());
+}
+
+#[test]
+fn variant_names_are_names_not_paths() {
+    let long = "x".repeat(65);
+    for name in ["a/b", "../escape", "/tmp/abs", "..", "a.b", "tab\tname", "é", long.as_str()] {
+        let text = user_minishogi("name = \"mini2\"", &format!("name = {name:?}"));
+        let e = Variant::from_spec_text(&text).expect_err(name).to_string();
+        assert!(e.contains("a variant name is 1 to 64 ASCII letters"), "{name}: {e}");
+    }
+    check_refuses("slash", &user_minishogi("name = \"mini2\"", "name = \"a/b\""), "name \"a/b\"");
+    for name in ["mini-2", "Mini_2", &"x".repeat(64)] {
+        let text = user_minishogi("name = \"mini2\"", &format!("name = {name:?}"));
+        assert!(Variant::from_spec_text(&text).is_ok(), "{name}");
+    }
+}
+
+#[test]
+fn variant_and_variant_file_must_name_the_same_variant() {
+    let run = |args: &[&str]| {
+        let o = kage(args);
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    // A built-in name beside a spec of another name is an error, not the spec.
+    let (code, out, err) = run(&["--variant-file", RANK4, "rules", "--variant", "shinobiplus"]);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(
+        err.contains("--variant shinobiplus names another variant")
+            && err.contains("shinobiplus-rank4"),
+        "{err}"
+    );
+    let (code, _, err) =
+        run(&["--variant-file", RANK4, "perft", "--variant", "minishogi", "--depth", "1"]);
+    assert!(code == Some(2) && err.contains("names another variant"), "{err}");
+    // Without --variant, or with the spec's name, the spec is played: the Kingdom's pawn
+    // promotes on rank 4 there.
+    let e5 = "rnbqkbnr/pppp1ppp/8/4p3/8/8/PPPPPPPP/4K3[JDFCLHM] b kq - 0 1";
+    for extra in [&[][..], &["--variant", "shinobiplus-rank4"]] {
+        let mut args = vec!["--variant-file", RANK4, "rules", "--fen", e5];
+        args.extend(extra);
+        let (code, out, err) = run(&args);
+        assert_eq!(code, Some(0), "{err}");
+        assert!(out.contains("\"e5e4+\"") && !out.contains("\"e5e4\""), "{out}");
+    }
+    // A spec named like a built-in variant is refused as a user variant.
+    let dir = temp_dir("builtin-name");
+    let path = dir.join("minishogi-copy.toml");
+    std::fs::write(&path, MINISHOGI).expect("write");
+    let (code, _, err) = run(&["--variant-file", path.to_str().expect("utf-8"), "rules"]);
+    assert!(code == Some(2) && err.contains("built-in variant's name"), "{err}");
+    // The library's rule, for every tool.
+    let user = Variant::from_spec_text(&user_minishogi("mini2", "mini2")).expect("user");
+    let mini = VariantId::Minishogi;
+    assert!(std::ptr::eq(Variant::resolve(None, Some(user), mini).expect("user"), user));
+    assert!(std::ptr::eq(Variant::resolve(Some("mini2"), Some(user), mini).expect("user"), user));
+    assert!(Variant::resolve(Some("minishogi"), Some(user), mini).is_err());
+    assert_eq!(Variant::resolve(None, None, mini).expect("default").id, Some(mini));
+    assert!(Variant::from_user_spec_text(MINISHOGI).is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn go_depth_1_returns_in_a_capture_dense_variant() {
+    let v = Variant::from_spec_text(CAPTURE_DENSE).expect("kage check accepts it");
+    let (tx, rx) = mpsc::channel();
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let stop2 = std::sync::Arc::clone(&stop);
+    std::thread::spawn(move || {
+        let mut s = Searcher::new(16);
+        let r = s.search(&Game::startpos(v), &Limits::depth(1), &stop2, &mut |_| {});
+        let _ = tx.send(r);
+    });
+    let r = rx.recv_timeout(Duration::from_secs(60));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let r = r.expect("depth 1 returned");
+    assert!(!r.best_move.is_null());
+    // Bounded by the quiescence budget: 75 root moves of at most QS_NODE_BUDGET nodes each.
+    assert!(r.nodes < 75 * 8300, "{} nodes", r.nodes);
+    // And through UCI.
+    let mut e = Engine::start(&[
+        "--variant-file",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/capturedense.toml"),
+    ]);
+    e.send(b"position startpos\ngo depth 1\n");
+    e.expect("bestmove ", 60);
+    let (code, _) = e.close(10);
+    assert_eq!(code, Some(0));
+}
+
+#[test]
+fn bench_refuses_a_net_of_a_variant_it_does_not_run() {
+    let net = concat!(env!("CARGO_MANIFEST_DIR"), "/nets/shinobi.nnue");
+    let o = kage(&["bench", "--variant", "minishogi", "--depth", "1", "--net", net]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            "is for variant \"shinobi\", which this bench does not run (it runs minishogi)"
+        ),
+        "{err}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    // A net with the variant's name that does not fit it.
+    use kage_engine::search::bench;
+    let other = random_network(Variant::builtin(VariantId::Shinobi), 1);
+    assert!(bench::net_variant(Some("shinobi"), &other).is_ok());
+    assert!(bench::net_variant(None, &other).is_ok());
+    let e = bench::net_variant(Some("minishogi"), &other).expect_err("not benched").to_string();
+    assert!(e.contains("does not run"), "{e}");
+    #[cfg(target_os = "linux")]
+    {
+        let o = kage(&["bench", "--variant", "minishogi", "--depth", "1", "--net", "/dev/zero"]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("magic"));
+    }
+}

@@ -6,7 +6,7 @@ use kage_engine::nnue::{Network, read_file};
 use kage_engine::protocol::{rules, uci};
 use kage_engine::search::bench;
 use kage_engine::util::cpu_time::Stopwatch;
-use kage_engine::{Game, Position, Variant};
+use kage_engine::{Game, Position, Variant, VariantId};
 use std::path::PathBuf;
 
 #[derive(Parser)]
@@ -45,9 +45,10 @@ enum Command {
     Check { file: PathBuf },
     /// The rules a variant compiles to, as Markdown (the tables in docs/RULES.md).
     Describe {
-        /// shinobiplus, shinobi, gorogoroplus, minishogi (or the name in --variant-file).
-        #[arg(long, default_value = "shinobiplus")]
-        variant: String,
+        /// shinobiplus, shinobi, gorogoroplus, minishogi, or the name in --variant-file
+        /// (default: the --variant-file variant, else shinobiplus).
+        #[arg(long)]
+        variant: Option<String>,
     },
     /// Benchmarks: `search` (default: fixed-depth search of a position set, nodes and
     /// nodes/s per variant, node-count signature), `perft` (move generation speed), `match`
@@ -74,9 +75,10 @@ enum Command {
 
 #[derive(Args)]
 struct PositionArgs {
-    /// shinobiplus, shinobi, gorogoroplus, minishogi (or the name in --variant-file).
-    #[arg(long, default_value = "shinobiplus")]
-    variant: String,
+    /// shinobiplus, shinobi, gorogoroplus, minishogi, or the name in --variant-file
+    /// (default: the --variant-file variant, else shinobiplus).
+    #[arg(long)]
+    variant: Option<String>,
     /// Start FEN (default: the variant's start position).
     #[arg(long)]
     fen: Option<String>,
@@ -104,23 +106,21 @@ fn main() {
 fn custom_variant(cli: &Cli) -> Result<Option<&'static Variant>> {
     match &cli.variant_file {
         Some(f) => Ok(Some(
-            Variant::from_spec_file(f).with_context(|| format!("variant file {}", f.display()))?,
+            Variant::from_user_spec_file(f)
+                .with_context(|| format!("variant file {}", f.display()))?,
         )),
         None => Ok(None),
     }
 }
 
-fn resolve(name: &str, custom: Option<&'static Variant>) -> Result<&'static Variant> {
-    if let Some(c) = custom
-        && (c.name == name || name == "shinobiplus" && c.id.is_none())
-    {
-        return Ok(c);
-    }
-    Ok(Variant::by_name(name)?)
+/// `--variant` given `--variant-file`: they must name the same variant (see
+/// [`Variant::resolve`]).
+fn resolve(name: Option<&str>, custom: Option<&'static Variant>) -> Result<&'static Variant> {
+    Ok(Variant::resolve(name, custom, VariantId::ShinobiPlus)?)
 }
 
 fn game_from(args: &PositionArgs, custom: Option<&'static Variant>) -> Result<Game> {
-    let v = resolve(&args.variant, custom)?;
+    let v = resolve(args.variant.as_deref(), custom)?;
     Ok(rules::game_from(v, args.fen.as_deref(), &args.moves)?)
 }
 
@@ -141,7 +141,7 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Some(Command::Describe { variant }) => {
-            print!("{}", resolve(&variant, custom)?.describe_markdown());
+            print!("{}", resolve(variant.as_deref(), custom)?.describe_markdown());
             Ok(())
         }
         Some(Command::Check { file }) => {
@@ -163,7 +163,7 @@ fn run(cli: Cli) -> Result<()> {
         Some(Command::Bench { what, depth, games, variant, net }) => match what.as_str() {
             "perft" => bench_perft(),
             "search" => {
-                let nets = bench_nets(&net)?;
+                let nets = bench_nets(&net, variant.as_deref())?;
                 Ok(bench::search(depth, variant.as_deref(), &nets).map(|_| ())?)
             }
             "match" => Ok(bench::play_match(depth.unwrap_or(2), games, variant.as_deref())?),
@@ -178,12 +178,14 @@ fn run(cli: Cli) -> Result<()> {
 
 /// The networks `kage bench search` runs beside the HCE: the `--net` files (without them,
 /// the shipped networks embedded in the engine).
-fn bench_nets(files: &[PathBuf]) -> Result<Vec<std::sync::Arc<Network>>> {
+/// Each must be for a benched variant (all, or `only`).
+fn bench_nets(files: &[PathBuf], only: Option<&str>) -> Result<Vec<std::sync::Arc<Network>>> {
     files
         .iter()
         .map(|f| {
             let bytes = read_file(f).with_context(|| format!("reading network {}", f.display()))?;
             let net = Network::load(&bytes).with_context(|| format!("network {}", f.display()))?;
+            bench::net_variant(only, &net).with_context(|| format!("network {}", f.display()))?;
             Ok(std::sync::Arc::new(net))
         })
         .collect()

@@ -55,6 +55,49 @@ fn selected(only: Option<&str>) -> Result<Option<VariantId>, SpecError> {
     only.map(str::parse).transpose()
 }
 
+/// Why `kage bench search` cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// An unknown variant name.
+    #[error(transparent)]
+    Variant(#[from] SpecError),
+    /// A network of a variant the bench does not run (it would measure nothing).
+    #[error(
+        "the network is for variant {net:?}, which this bench does not run (it runs {benched})"
+    )]
+    NetNotBenched {
+        /// The network's variant.
+        net: String,
+        /// The variants benched.
+        benched: String,
+    },
+    /// A network that does not fit its variant.
+    #[error("the network does not fit variant {variant}: {why}")]
+    NetMismatch {
+        /// The variant.
+        variant: String,
+        /// Why.
+        why: crate::nnue::NetError,
+    },
+}
+
+/// The benched variant (all, or `only`) that `net` is for; an error when it is for none or
+/// does not fit it: `kage bench --net` never silently measures another net.
+pub fn net_variant(only: Option<&str>, net: &Network) -> Result<&'static Variant, BenchError> {
+    let only = selected(only)?;
+    let benched: Vec<VariantId> =
+        VariantId::ALL.into_iter().filter(|&id| only.is_none_or(|o| o == id)).collect();
+    let name = &net.header().variant;
+    let Some(id) = benched.iter().copied().find(|id| id.name() == name) else {
+        let benched = benched.iter().map(|id| id.name()).collect::<Vec<_>>().join(", ");
+        return Err(BenchError::NetNotBenched { net: name.clone(), benched });
+    };
+    let v = Variant::builtin(id);
+    net.check_variant(v)
+        .map_err(|why| BenchError::NetMismatch { variant: id.name().to_string(), why })?;
+    Ok(v)
+}
+
 /// Nodes, wall seconds and CPU seconds of one variant's bench searches.
 struct Run {
     nodes: u64,
@@ -87,7 +130,10 @@ pub fn search(
     depth: Option<u32>,
     only: Option<&str>,
     nets: &[Arc<Network>],
-) -> Result<u64, SpecError> {
+) -> Result<u64, BenchError> {
+    for net in nets {
+        net_variant(only, net)?;
+    }
     let only = selected(only)?;
     println!(
         "{:<14} {:>5} {:>12} {:>9} {:>10} {:>9} {:>12}",

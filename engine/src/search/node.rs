@@ -40,6 +40,9 @@ pub struct Ctx<'a> {
     pub nodes: u64,
     pub seldepth: usize,
     pub aborted: bool,
+    /// The node count past which the quiescence search entered last stands pat everywhere
+    /// ([`QS_NODE_BUDGET`] after its start).
+    qs_end: u64,
     hist: Vec<HistoryEntry>,
     rep_filter: Vec<u8>,
     /// Repetition scans never look below this history index (set after a null move).
@@ -94,6 +97,7 @@ impl<'a> Ctx<'a> {
             nodes: 0,
             seldepth: 0,
             aborted: false,
+            qs_end: u64::MAX,
             root_index: hist.len() - 1,
             hist,
             rep_filter,
@@ -155,7 +159,8 @@ impl<'a> Ctx<'a> {
     fn evaluate(&mut self, pos: &Position) -> i32 {
         match self.nnue.as_mut() {
             Some(n) => n.evaluate_current(pos).clamp(-MATE_BOUND + 1, MATE_BOUND - 1),
-            None => self.hce.evaluate(pos),
+            // A user variant's values or parameters must not read as a mate.
+            None => self.hce.evaluate(pos).clamp(-MATE_BOUND + 1, MATE_BOUND - 1),
         }
     }
 
@@ -246,6 +251,7 @@ impl<'a> Ctx<'a> {
             return s;
         }
         if depth <= 0 {
+            self.qs_end = self.nodes.saturating_add(QS_NODE_BUDGET);
             return self.qsearch(pos, alpha, beta, ply, last, 0, true);
         }
         self.nodes += 1;
@@ -501,7 +507,8 @@ impl<'a> Ctx<'a> {
         if pos.flag_reached() {
             return -(MATE - ply as i32);
         }
-        if ply >= MAX_PLY - 1 {
+        // Past the ply or node limit (a capture-dense variant), the static evaluation.
+        if ply >= MAX_PLY - 1 || self.nodes > self.qs_end {
             return self.evaluate(pos);
         }
         if campmate_in_one(pos) {

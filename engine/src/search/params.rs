@@ -66,6 +66,11 @@ pub const LMR_BAD_HISTORY: i32 = -2000;
 pub const QS_DELTA_MARGIN: i32 = 200;
 /// Deepest quiescence check-evasion chain before falling back to the static evaluation.
 pub const QS_CHECK_LIMIT: usize = 6;
+/// Nodes one quiescence search (from a leaf of the main search) may visit before every node
+/// left stands pat: a capture-dense variant's capture tree is exponential, and a fixed depth
+/// must still end. The built-in variants' largest quiescence trees in `kage bench` have
+/// about 2,000 nodes, and self-play at 4,000 nodes a move cannot reach it.
+pub const QS_NODE_BUDGET: u64 = 8192;
 /// Quiet check evasions tried in quiescence once one evasion is known not to lose.
 pub const QS_QUIET_EVASIONS: usize = 2;
 

@@ -321,12 +321,7 @@ impl Variant {
         if spec.pieces.len() > MAX_KINDS {
             return Err(SpecError::TooManyKinds(spec.pieces.len()));
         }
-        if spec.name.is_empty() || spec.name.chars().any(char::is_whitespace) {
-            return Err(SpecError::Inconsistent(format!(
-                "name '{}' must be one word (not empty, no spaces): UCI_Variant names it",
-                spec.name
-            )));
-        }
+        super::limits::check_spec(spec)?;
         let [a, b] = &spec.sides;
         let bad_side = |n: &str| {
             n.is_empty() || n.len() > 24 || !n.chars().all(|c| c.is_alphanumeric() || c == '-')

@@ -67,4 +67,71 @@ pub enum SpecError {
     /// The start position is not a valid FEN of the variant.
     #[error("start position: {0}")]
     StartFen(String),
+    /// A name that is not 1 to 64 ASCII letters, digits, `-` or `_`.
+    #[error(
+        "name {0:?}: a variant name is 1 to 64 ASCII letters, digits, '-' or '_' (it names \
+         files, directories and the UCI_Variant)"
+    )]
+    BadName(String),
+    /// A piece value outside `0..=10000`.
+    #[error("piece '{letter}': {key} = {value} is outside 0..=10000 (centipawns)")]
+    PieceValue {
+        /// The piece.
+        letter: String,
+        /// `value` or `hand_value`.
+        key: &'static str,
+        /// The value given.
+        value: i32,
+    },
+    /// The material of the start position's pieces could reach the mate scores.
+    #[error(
+        "piece values: the start position's pieces can make {material} centipawns of material \
+         (promoted or in hand), more than {max}: the evaluation would reach the mate scores"
+    )]
+    Material {
+        /// The largest material the pieces can make.
+        material: i64,
+        /// The bound.
+        max: i64,
+    },
+    /// More pieces than kage can record.
+    #[error(
+        "start_fen: {count} pieces on the board and in hand, at most {max} (what kage's data \
+         records hold)"
+    )]
+    TooManyPieces {
+        /// Pieces in the start position.
+        count: usize,
+        /// The bound.
+        max: usize,
+    },
+    /// A side wins by reaching its flag rank with its first move.
+    #[error(
+        "{key}: {side} reaches its flag rank with its first move ({moves}): the game would be over at once"
+    )]
+    FlagInOneMove {
+        /// `zones.flag_white` or `zones.flag_black`.
+        key: &'static str,
+        /// The side's name.
+        side: String,
+        /// The moves from the start, in UCI notation.
+        moves: String,
+    },
+    /// A user variant with the name of a built-in one.
+    #[error(
+        "name {0:?} is a built-in variant's name: a user variant needs a name of its own (or \
+         use the built-in one)"
+    )]
+    BuiltinName(String),
+    /// `--variant` names another variant than the `--variant-file` spec.
+    #[error(
+        "--variant {asked} names another variant than the --variant-file spec ({spec:?}): give \
+         one of them, or the spec's name"
+    )]
+    NameConflict {
+        /// The name asked for.
+        asked: String,
+        /// The spec's name.
+        spec: String,
+    },
 }
