@@ -560,3 +560,26 @@ fn a_user_variant_can_be_matched() {
     refused(&selfplay(&args), "name different variants");
     assert!(!m2.exists());
 }
+
+#[test]
+fn audit_refuses_settings_generate_refuses() {
+    let t = tempfile::tempdir().expect("temp dir");
+    let games = read_all::<GameRecord>(games_file(&t.path().join("sp"))).expect("games").1;
+    // A games file whose config resigns at -5 cp (hand-made: generate refuses it).
+    let mut bad = cfg(2, 2);
+    bad.adjudication.resign_cp = -5;
+    let path = t.path().join("bad.kdata");
+    let h = kage_selfplay::run::header(&bad, kage_data::RecordKind::Game).expect("header");
+    let mut w = kage_data::Writer::<GameRecord>::create(&path, h).expect("writer");
+    w.write_all(&games).expect("write");
+    w.finish().expect("finish");
+    let opts =
+        kage_selfplay::audit::AuditOptions { sample: 2, seed: 1, threads: 1, progress_every: None };
+    let r = kage_selfplay::audit::audit(&[path], opts).expect("audit");
+    assert!(r.groups.is_empty());
+    assert!(
+        r.problems.iter().any(|p| p.contains("resign score -5 must be positive")),
+        "{:?}",
+        r.problems
+    );
+}
