@@ -1,33 +1,17 @@
-//! Fuzzing the parsers of untrusted input with proptest: FENs, UCI moves, variant specs and
-//! UCI command lines never panic; whatever parses round-trips. (`engine/fuzz/` holds the same
-//! targets for cargo-fuzz.)
+//! Property tests of the parsers of untrusted input with proptest: FENs, UCI moves, variant
+//! specs and UCI command lines never panic; whatever parses round-trips, a fixed number of
+//! cases each. (`fuzz.rs` runs them for a time budget with allocation and hang bounds;
+//! `engine/fuzz/` holds cargo-fuzz targets.)
 
+mod common;
+
+use common::mutate;
 use kage_engine::protocol::uci::Uci;
 use kage_engine::{Position, Variant, VariantId, VariantSpec};
 use proptest::prelude::*;
 
 fn variant(i: usize) -> &'static Variant {
     Variant::builtin(VariantId::ALL[i % 4])
-}
-
-/// Applies byte edits (replace, insert, delete) to a valid text.
-fn mutate(base: &str, edits: &[(usize, u8, u8)]) -> String {
-    let mut b: Vec<u8> = base.as_bytes().to_vec();
-    for &(pos, op, byte) in edits {
-        if b.is_empty() {
-            b.push(byte);
-            continue;
-        }
-        let i = pos % b.len();
-        match op % 3 {
-            0 => b[i] = byte,
-            1 => b.insert(i, byte),
-            _ => {
-                b.remove(i);
-            }
-        }
-    }
-    String::from_utf8_lossy(&b).into_owned()
 }
 
 const ALPHABET: &[u8] = b"pnbrqkPNBRQKJDFCLHMSGjdfclhmsg+/[]-012345678910 wbKQkq@e3a";

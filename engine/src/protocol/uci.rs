@@ -9,7 +9,7 @@ mod worker;
 
 pub use go::{GoError, bestmove_line, info_line, parse_go};
 pub use options::{DEFAULT_HASH_MB, EvalFileError, MAX_HASH_MB, MAX_MULTIPV, load_net};
-pub use stdio::{MAX_LINE, run_stdio, run_stdio_session};
+pub use stdio::{MAX_LINE, read_line, run_stdio, run_stdio_session};
 pub use worker::SharedOut;
 
 use crate::game::Game;

@@ -55,7 +55,7 @@ pub fn run_stdio_session(mut session: Uci) -> io::Result<()> {
 
 /// One input line without its line end: `Ok(None)` at the end of input, `Err(why)` for a
 /// line that is not UTF-8 or too long (the rest of it is skipped).
-fn read_line(input: &mut impl BufRead) -> io::Result<Option<Result<String, String>>> {
+pub fn read_line(input: &mut impl BufRead) -> io::Result<Option<Result<String, String>>> {
     let mut bytes = Vec::new();
     let n = input.by_ref().take(MAX_LINE).read_until(b'\n', &mut bytes)?;
     if n == 0 {
