@@ -9,7 +9,7 @@ pub mod nnue_eval;
 pub mod params;
 
 pub use hce::Hce;
-pub use params::EvalParams;
+pub use params::{EvalParams, MAX_PARAM, ParamsError};
 
 use crate::nnue::{NetError, Network};
 use crate::variant::Variant;

@@ -613,3 +613,26 @@ fn bench_refuses_a_net_of_a_variant_it_does_not_run() {
         assert!(String::from_utf8_lossy(&o.stderr).contains("magic"));
     }
 }
+
+#[test]
+fn evaluation_parameters_cannot_wrap_nor_read_as_a_mate() {
+    use kage_engine::eval::{EvalParams, Evaluator};
+    for (text, key) in [
+        ("[material]\nR = 2147483647\n", "material.R = 2147483647"),
+        ("[psq]\nP = [0, -20000]\n", "psq.P = -20000"),
+        ("[king_safety]\nattacker = 1\nhand = 1\ndefender = 1\ndivisor = 0\n", "divisor = 0"),
+    ] {
+        let e = EvalParams::parse(text).expect_err(key).to_string();
+        assert!(e.contains(key) && !e.contains('\n'), "{e}");
+    }
+    // Parameters in range can still add up to more than the mate scores (every piece worth
+    // 10,000): the search never reports a capture as a mate.
+    let params = EvalParams::parse("[material]\nP = 10000\n\"+P\" = 10000\n").expect("in range");
+    let v = Variant::builtin(VariantId::Minishogi);
+    // Five pawns up, 50,000 by these values, and no mate in sight.
+    let game = Game::new(Position::from_fen(v, "4k/5/5/PPPPP/K4[-] w - - 0 1").expect("fen"));
+    let mut s = Searcher::new(1);
+    s.set_evaluator(Evaluator::HandCraftedWith(std::sync::Arc::new(params)));
+    let r = s.search(&game, &Limits::depth(2), &AtomicBool::new(false), &mut |_| {});
+    assert!(r.score.abs() < kage_engine::search::MATE_BOUND, "score {}", r.score);
+}

@@ -201,7 +201,8 @@ impl Hce {
             let danger = (self.attacker * attackers + self.hand_danger * in_hand[them as usize]
                 - self.defender * defenders)
                 .max(0);
-            let penalty = danger * danger / self.divisor;
+            // In 64 bits: parameters and hands far from the built-in ones must not wrap.
+            let penalty = (i64::from(danger).pow(2) / i64::from(self.divisor)).min(1 << 20) as i32;
             let flag = self.flag[c as usize][ksq as usize];
             let flag = if flag != 0 { flag * 4 / (4 + attackers) } else { 0 };
             let s = flag - penalty;

@@ -54,6 +54,25 @@ pub struct EvalParams {
     pub king_danger: Vec<i32>,
 }
 
+/// Largest magnitude of an evaluation parameter (centipawns, or centipawns per unit).
+pub const MAX_PARAM: i32 = 10_000;
+
+/// Why evaluation parameters cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParamsError {
+    /// Not TOML of the expected shape.
+    #[error("evaluation parameters: {0}")]
+    Syntax(String),
+    /// A number out of range.
+    #[error("evaluation parameters: {key} = {value} is outside -10000..=10000 (divisor: 1..)")]
+    OutOfRange {
+        /// The key (`psq.P`, `king_safety.divisor`, ...).
+        key: String,
+        /// The value given.
+        value: i32,
+    },
+}
+
 /// King placement terms of the evaluation.
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
@@ -88,9 +107,52 @@ impl Default for SafetyParams {
 }
 
 impl EvalParams {
-    /// Parses parameter TOML text.
-    pub fn parse(text: &str) -> Result<EvalParams, toml::de::Error> {
-        toml::from_str(text)
+    /// Parses parameter TOML text; every number must lie in `-MAX_PARAM..=MAX_PARAM` and the
+    /// king-safety divisor be positive, so that the evaluation neither wraps nor reaches the
+    /// mate scores.
+    pub fn parse(text: &str) -> Result<EvalParams, ParamsError> {
+        let p: EvalParams = toml::from_str(text)
+            .map_err(|e| ParamsError::Syntax(e.to_string().trim().replace('\n', " ")))?;
+        p.check()?;
+        Ok(p)
+    }
+
+    fn check(&self) -> Result<(), ParamsError> {
+        let s = &self.king_safety;
+        if s.divisor < 1 {
+            return Err(ParamsError::OutOfRange {
+                key: "king_safety.divisor".into(),
+                value: s.divisor,
+            });
+        }
+        let mut all: Vec<(String, i32)> = vec![("tempo".into(), self.tempo)];
+        let safety = [("attacker", s.attacker), ("hand", s.hand), ("defender", s.defender)];
+        all.extend(safety.map(|(k, v)| (format!("king_safety.{k}"), v)));
+        let lists = [("king.advance", &self.king.advance), ("king.flag", &self.king.flag)];
+        for (key, list) in lists.into_iter().chain([("king_danger", &self.king_danger)]) {
+            all.extend(list.iter().map(|&v| (key.to_string(), v)));
+        }
+        for (key, map) in [("advance", &self.advance), ("psq", &self.psq)] {
+            for (sym, list) in map {
+                all.extend(list.iter().map(|&v| (format!("{key}.{sym}"), v)));
+            }
+        }
+        all.extend(self.center.iter().map(|(sym, &v)| (format!("center.{sym}"), v)));
+        let maps = [
+            ("material", &self.material),
+            ("hand", &self.hand),
+            ("mobility", &self.mobility),
+            ("king_attack", &self.king_attack),
+            ("hanging_to_move", &self.hanging_to_move),
+            ("hanging_waiting", &self.hanging_waiting),
+        ];
+        for (key, map) in maps {
+            all.extend(map.iter().map(|(sym, &v)| (format!("{key}.{sym}"), v)));
+        }
+        match all.into_iter().find(|(_, v)| !(-MAX_PARAM..=MAX_PARAM).contains(v)) {
+            Some((key, value)) => Err(ParamsError::OutOfRange { key, value }),
+            None => Ok(()),
+        }
     }
 
     /// Built-in parameters by variant name; defaults for variants without a file.
