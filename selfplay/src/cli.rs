@@ -35,6 +35,9 @@ pub enum Cmd {
     /// Plays a match between two engines in game pairs: Elo, pentanomial counts, GSPRT,
     /// PGN, resumable.
     Match(crate::match_cli::MatchArgs),
+    /// Writes a balanced opening book (EPD): distinct openings from the start position that
+    /// kage's search, and any engine given, score within a margin of the start position.
+    Book(crate::book_cli::BookArgs),
     /// Elo, interval, LOS and GSPRT LLR of given W/D/L or pentanomial counts.
     Stats(crate::match_cli::StatsArgs),
     /// kage's UCI loop on stdin/stdout (an outside engine for tests and benchmarks).

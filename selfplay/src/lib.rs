@@ -10,6 +10,7 @@
 //! * [`balance`]: balance reports grouped by variant and settings: text, JSON, SVG, HTML.
 //! * [`progress`]: plain progress lines when stderr is not a terminal.
 //! * [`build`]: what built a player (git revision, program hash, UCI id), checked on resume.
+//! * [`book`]: balanced opening books, judged by kage's search and other engines.
 //! * [`bench`]: throughput, thread scaling and self-play overhead.
 //! * [`matches`]: engine-against-engine matches with GSPRT, PGN and outside UCI engines.
 
@@ -19,6 +20,7 @@ pub mod adjudicate;
 pub mod audit;
 pub mod balance;
 pub mod bench;
+pub mod book;
 pub mod build;
 pub mod config;
 pub mod driver;

@@ -1,6 +1,7 @@
 //! `kage-selfplay`: generate self-play games and training positions, report balance,
 //! benchmark.
 
+mod book_cli;
 mod cli;
 mod interrupt;
 mod match_cli;
@@ -21,12 +22,18 @@ fn main() -> ExitCode {
         Ok(c) => c,
         Err(e) => e.exit(),
     };
-    if let (Cmd::Match(args), Some(m)) = (&mut cli.cmd, matches.subcommand_matches("match")) {
-        // `--engine` groups its values by occurrence: one engine each.
-        args.engines = m
-            .get_occurrences::<String>("engine")
+    // `--engine` groups its values by occurrence: one engine each.
+    let engines = |name: &str| -> Vec<Vec<String>> {
+        matches
+            .subcommand_matches(name)
+            .and_then(|m| m.get_occurrences::<String>("engine"))
             .map(|occ| occ.map(|o| o.cloned().collect()).collect())
-            .unwrap_or_default();
+            .unwrap_or_default()
+    };
+    match &mut cli.cmd {
+        Cmd::Match(args) => args.engines = engines("match"),
+        Cmd::Book(args) => args.engines = engines("book"),
+        _ => {}
     }
     let res = match cli.cmd {
         Cmd::Generate(args) => run_generate(&args),
@@ -34,6 +41,7 @@ fn main() -> ExitCode {
         Cmd::Audit(args) => run_audit(&args),
         Cmd::Bench(args) => run_bench(&args),
         Cmd::Match(args) => run_match(&args),
+        Cmd::Book(args) => book_cli::run(&args).map(|_| ExitCode::SUCCESS),
         Cmd::Stats(args) => match_cli::run_stats(&args).map(|_| ExitCode::SUCCESS),
         Cmd::Uci => run_uci().map(|_| ExitCode::SUCCESS),
     };
@@ -243,6 +251,12 @@ fn run_match(args: &match_cli::MatchArgs) -> Result<ExitCode> {
     let c = &r.counts;
     println!("W/D/L       {}, {}, {} (first engine)", c.wins, c.draws, c.losses);
     print!("{}", stats::report(&c.penta, cfg.sprt));
+    match r.book_lines {
+        Some(n) => {
+            println!("Openings    {} distinct played (book of {n} lines)", r.distinct_openings)
+        }
+        None => println!("Openings    {} distinct played (random)", r.distinct_openings),
+    }
     if r.faults + r.illegal_moves + r.time_forfeits > 0 {
         println!(
             "Faults      {} engine failures (replayed), {} illegal moves, {} time forfeits",

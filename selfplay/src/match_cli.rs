@@ -77,6 +77,10 @@ pub struct MatchArgs {
     /// Opening positions (one FEN or EPD line each) instead of random plies.
     #[arg(long)]
     pub openings: Option<PathBuf>,
+    /// Random openings (--opening-plies ...) even against an outside engine, which otherwise
+    /// needs --openings FILE (a balanced book: `kage-selfplay book`).
+    #[arg(long)]
+    pub random_openings: bool,
     /// Order of file openings.
     #[arg(long, default_value = "random")]
     pub order: String,
@@ -177,7 +181,7 @@ pub fn run_stats(a: &StatsArgs) -> Result<()> {
 }
 
 /// One `--engine` occurrence, parsed.
-fn engine_spec(tokens: &[String], hash: usize) -> Result<EngineSpec> {
+pub fn engine_spec(tokens: &[String], hash: usize) -> Result<EngineSpec> {
     let mut name = None;
     let (mut builtin, mut net, mut params, mut hash_mb) = (false, None, None, hash);
     let mut hce = false;
@@ -344,6 +348,7 @@ impl MatchArgs {
             progress_secs: self.progress_secs,
             quiet: self.quiet,
             allow_rebuilt: self.allow_rebuilt_engines,
+            random_openings: self.random_openings,
         };
         Ok(cfg.validated()?)
     }

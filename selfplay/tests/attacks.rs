@@ -361,6 +361,7 @@ fn outside_engine_output_is_bytes_with_a_line_cap() {
     let m = t.path().join("latin1");
     let mut args = vec!["match", "--variant", "minishogi", "--nodes", "40", "--games", "2"];
     args.extend(["--max-plies", "16", "--opening-plies", "2", "--opening-mode", "uniform"]);
+    args.push("--random-openings");
     args.extend(["--quiet", "--engine", "builtin", "hash=1", "--engine", &cmd, "option.Hash=1"]);
     args.extend(["--out", m.to_str().expect("utf-8")]);
     let o = selfplay(&args);
@@ -460,6 +461,7 @@ fn a_match_resumed_with_a_rebuilt_engine_is_refused() {
     let play = |games: &str, extra: &[&str]| {
         let mut args = vec!["match", "--variant", "minishogi", "--nodes", "40", "--games", games];
         args.extend(["--max-plies", "16", "--opening-plies", "2", "--opening-mode", "uniform"]);
+        args.push("--random-openings");
         args.extend(["--quiet", "--engine", "builtin", "hash=1", "--engine", &cmd, "name=out"]);
         args.extend(["--out", m.to_str().expect("utf-8")]);
         args.extend(extra);

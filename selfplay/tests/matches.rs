@@ -81,6 +81,7 @@ fn base(out: &Path, games: &str) -> Vec<String> {
         "4",
         "--opening-mode",
         "uniform",
+        "--random-openings",
         "--max-plies",
         "80",
         "--quiet",

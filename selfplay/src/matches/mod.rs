@@ -70,6 +70,9 @@ pub struct MatchConfig {
     pub progress_secs: f64,
     /// No progress at all.
     pub quiet: bool,
+    /// Play random openings (`OpeningSpec::Random`) even though an engine is an outside one
+    /// (without it such a match is refused: it needs a balanced book, `--openings FILE`).
+    pub random_openings: bool,
     /// Resume a match whose engines' builds changed (a rebuilt program, another `id name`):
     /// said on stderr, its games then pool two builds. Off: such a resume is refused.
     pub allow_rebuilt: bool,
@@ -130,6 +133,15 @@ impl MatchConfig {
         self.limit.validate().map_err(bad)?;
         crate::config::check_games(self.games).map_err(|e| bad(e.to_string()))?;
         self.adjudication.validate().map_err(|e| bad(e.to_string()))?;
+        let outside = self.engines.iter().find(|e| matches!(e.kind, EngineKind::Uci(_)));
+        if let (Some(e), OpeningSpec::Random { .. }) = (outside, &self.openings)
+            && !self.random_openings
+        {
+            return Err(bad(format!(
+                "engine {:?} is an outside engine: a match against it needs a balanced opening                  book (--openings FILE, made by `kage-selfplay book`), or --random-openings to                  play random openings anyway",
+                e.name
+            )));
+        }
         if self.max_plies == 0 || self.max_plies > u32::from(u16::MAX) {
             return Err(bad(format!("ply cap {} is outside 1..={}", self.max_plies, u16::MAX)));
         }

@@ -45,7 +45,8 @@ pub enum OpeningSpec {
         /// Nodes per MultiPV search.
         nodes: u64,
     },
-    /// A file of FENs (`;` starts EPD operations, which are ignored), with its FNV hash.
+    /// A file of FENs (`;` starts EPD operations; a `moves` operation, as `kage-selfplay
+    /// book` writes, is played from the start position), with its FNV hash.
     File {
         /// The file.
         path: String,
@@ -70,31 +71,96 @@ pub struct Book {
     spec: OpeningSpec,
     variant: &'static Variant,
     seed: u64,
-    positions: Vec<Position>,
+    lines: Vec<Opening>,
 }
 
 /// The largest opening file (bytes).
 pub const CAP: u64 = kage_engine::util::read::cap::TEXT;
 
-/// Reads an opening file: one FEN per line (blank lines and `#` comments skipped; an EPD
-/// line's operations after `;` ignored). Every position must parse and have a legal move.
+/// One line of an opening file: the opening and the EPD operations after the FEN
+/// (`(opcode, operands)`, in order; quotes kept).
+#[derive(Clone, Debug)]
+pub struct BookLine {
+    /// Where the games start: the line's FEN, or the variant's start position and the line's
+    /// `moves` when it has them (they must lead to the FEN).
+    pub opening: Opening,
+    /// The EPD operations (`moves`, the judges' `score_NAME`, ...).
+    pub ops: Vec<(String, String)>,
+    /// The line's number in the file (from 1).
+    pub line: usize,
+}
+
+impl BookLine {
+    /// The operands of operation `opcode`, unquoted.
+    pub fn op(&self, opcode: &str) -> Option<&str> {
+        self.ops.iter().find(|(k, _)| k == opcode).map(|(_, v)| v.trim_matches('"'))
+    }
+}
+
+/// Reads an opening file: one FEN per line (blank lines and `#` comments skipped), EPD
+/// operations after `;`. A line with a `moves "M1 M2 ..."` operation (what `kage-selfplay
+/// book` writes) is played from the variant's start position through those moves, which
+/// must lead to its FEN; other operations are kept, not used. Every position must parse and
+/// have a legal move. Returns the lines and the file's hash.
+pub fn read_book(
+    path: &Path,
+    variant: &'static Variant,
+) -> Result<(Vec<BookLine>, String), MatchError> {
+    read_book_msg(path, variant).map_err(MatchError::Setup)
+}
+
+/// The positions of an opening file (see [`read_book`]) and its hash.
 pub fn read_file(
     path: &Path,
     variant: &'static Variant,
 ) -> Result<(Vec<Position>, String), MatchError> {
-    read_file_msg(path, variant).map_err(MatchError::Setup)
+    let (lines, hash) = read_book(path, variant)?;
+    Ok((lines.into_iter().map(|l| l.opening.end()).collect(), hash))
 }
 
-fn read_file_msg(
+/// The EPD operations of `text` (after the FEN's `;`): `opcode operands` items split at `;`.
+fn parse_ops(text: &str) -> Vec<(String, String)> {
+    text.split(';')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(|t| match t.split_once(char::is_whitespace) {
+            Some((k, v)) => (k.to_owned(), v.trim().to_owned()),
+            None => (t.to_owned(), String::new()),
+        })
+        .collect()
+}
+
+/// The opening of a FEN and its `moves` operation (if any), checked.
+fn line_opening(
+    variant: &'static Variant,
+    pos: Position,
+    moves: Option<&str>,
+) -> Result<Opening, String> {
+    let Some(moves) = moves else { return Ok(Opening { start: pos, moves: Vec::new() }) };
+    let mut game = Game::startpos(variant);
+    for m in moves.split_whitespace() {
+        game.play_uci(m).map_err(|e| format!("move {m:?} of its moves: {e}"))?;
+    }
+    if game.position().to_fen() != pos.to_fen() {
+        return Err(format!(
+            "its moves lead to {:?}, not to its FEN {:?}",
+            game.position().to_fen(),
+            pos.to_fen()
+        ));
+    }
+    Ok(Opening { start: Position::startpos(variant), moves: game.moves().to_vec() })
+}
+
+fn read_book_msg(
     path: &Path,
     variant: &'static Variant,
-) -> Result<(Vec<Position>, String), String> {
+) -> Result<(Vec<BookLine>, String), String> {
     let text = kage_engine::util::read::read_text_capped(path, CAP, "opening file")
         .map_err(|e| format!("cannot read {e}"))?;
-    let bytes = text.as_bytes();
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
-        let fen = line.split(';').next().unwrap_or("").trim();
+        let (fen, rest) = line.split_once(';').unwrap_or((line, ""));
+        let fen = fen.trim();
         if fen.is_empty() || fen.starts_with('#') {
             continue;
         }
@@ -105,12 +171,27 @@ fn read_file_msg(
         if pos.legal_moves().is_empty() || game.outcome().is_some() {
             return Err(format!("{}: the game is already over in {fen:?}", where_()));
         }
-        out.push(pos);
+        let ops = parse_ops(rest);
+        let moves = ops.iter().find(|(k, _)| k == "moves").map(|(_, v)| v.trim_matches('"'));
+        let opening =
+            line_opening(variant, pos, moves).map_err(|e| format!("{}: {e}", where_()))?;
+        out.push(BookLine { opening, ops, line: i + 1 });
     }
     if out.is_empty() {
         return Err(format!("{}: no positions", path.display()));
     }
-    Ok((out, crate::player::file_hash(bytes)))
+    Ok((out, crate::player::file_hash(text.as_bytes())))
+}
+
+impl Opening {
+    /// The position after the opening moves.
+    pub fn end(&self) -> Position {
+        let mut p = self.start.clone();
+        for &m in &self.moves {
+            p.play(m);
+        }
+        p
+    }
 }
 
 impl Book {
@@ -120,15 +201,21 @@ impl Book {
         variant: &'static Variant,
         seed: u64,
     ) -> Result<Self, MatchError> {
-        let positions = match &spec {
+        let mut lines: Vec<Opening> = match &spec {
             OpeningSpec::Random { .. } => Vec::new(),
-            OpeningSpec::File { path, .. } => read_file(Path::new(path), variant)?.0,
+            OpeningSpec::File { path, .. } => {
+                read_book(Path::new(path), variant)?.0.into_iter().map(|l| l.opening).collect()
+            }
         };
-        let mut positions = positions;
         if let OpeningSpec::File { order: Order::Random, .. } = spec {
-            positions.shuffle(&mut game_rng(seed, "opening-order", 0));
+            lines.shuffle(&mut game_rng(seed, "opening-order", 0));
         }
-        Ok(Book { spec, variant, seed, positions })
+        Ok(Book { spec, variant, seed, lines })
+    }
+
+    /// The number of lines of a file book (`None`: random openings).
+    pub fn file_lines(&self) -> Option<usize> {
+        matches!(self.spec, OpeningSpec::File { .. }).then_some(self.lines.len())
     }
 
     /// A searcher for MultiPV openings (one per worker), if this book needs one.
@@ -144,10 +231,7 @@ impl Book {
     /// Opening `k`.
     pub fn opening(&self, k: u64, helper: Option<&mut SearchPlayer>) -> Opening {
         match &self.spec {
-            OpeningSpec::File { .. } => Opening {
-                start: self.positions[(k % self.positions.len() as u64) as usize].clone(),
-                moves: Vec::new(),
-            },
+            OpeningSpec::File { .. } => self.lines[(k % self.lines.len() as u64) as usize].clone(),
             OpeningSpec::Random { openings, .. } => self.random(k, *openings, helper),
         }
     }

@@ -68,6 +68,10 @@ pub struct MatchReport {
     pub sprt: Option<SprtState>,
     /// Pairs in the log (this run and earlier ones).
     pub pairs: u64,
+    /// Distinct openings those pairs played (positions after the opening moves).
+    pub distinct_openings: u64,
+    /// Lines of the opening file (`None`: random openings).
+    pub book_lines: Option<u64>,
     /// Pairs played by this run.
     pub pairs_played: u64,
     /// Engine faults (crash, hang) this run; illegal moves and time forfeits (all pairs).
@@ -379,6 +383,7 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
             }
         });
     }
+    let sh_book_lines = sh.book.file_lines().map(|n| n as u64);
     drop(sh);
     progress.show(&progress_line(&counts, state.as_ref(), total), counts.games(), true);
     if let Some(e) = log_error {
@@ -391,6 +396,7 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
         _ => MatchStatus::Interrupted,
     };
     let all_games = || pairs.values().flat_map(|p| p.games.iter());
+    let book_lines = sh_book_lines;
     let report = MatchReport {
         status,
         variant: cfg.variant.clone(),
@@ -399,6 +405,8 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
         elo: stats::elo(&counts.penta),
         sprt: state,
         pairs: pairs.len() as u64,
+        distinct_openings: distinct_openings(variant, &pairs),
+        book_lines,
         pairs_played: played,
         faults,
         illegal_moves: all_games().filter(|g| g.termination == "illegal move").count() as u64,
@@ -418,6 +426,30 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
         return Err(MatchError::Engine(m));
     }
     Ok(report)
+}
+
+/// How many distinct openings the logged pairs played: the positions after their opening
+/// moves (a line that does not replay counts by its text).
+fn distinct_openings(
+    variant: &'static kage_engine::Variant,
+    pairs: &BTreeMap<u64, PairLine>,
+) -> u64 {
+    let key = |g: &game::GameRecord| {
+        let moves = &g.moves[..g.book.min(g.moves.len())];
+        let replay = || -> Option<String> {
+            let mut game = kage_engine::Game::new(
+                kage_engine::Position::from_fen(variant, &g.start_fen).ok()?,
+            );
+            for m in moves {
+                game.play_uci(m).ok()?;
+            }
+            Some(game.position().to_fen())
+        };
+        replay().unwrap_or_else(|| format!("{} moves {}", g.start_fen, moves.join(" ")))
+    };
+    let set: std::collections::BTreeSet<String> =
+        pairs.values().flat_map(|p| p.games.iter().map(key)).collect();
+    set.len() as u64
 }
 
 /// `games.pgn` (every logged game, pair order) and `summary.json`.
