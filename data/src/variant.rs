@@ -23,7 +23,7 @@ pub enum VariantError {
         name: String,
     },
     /// The config's spec does not compile.
-    #[error("the variant spec in the file's config is invalid: {0}")]
+    #[error("invalid variant spec: {0}")]
     BadSpec(kage_engine::SpecError),
     /// The spec names another variant than the header.
     #[error("the file is for variant {header:?} but the spec in its config is {spec:?}")]
