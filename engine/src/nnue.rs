@@ -15,6 +15,7 @@ pub mod accumulator;
 pub mod error;
 pub mod features;
 pub mod format;
+pub mod fsf;
 pub mod network;
 #[doc(hidden)]
 pub mod random;

@@ -5,14 +5,16 @@ mod betza;
 mod compile;
 mod describe;
 mod error;
+mod fsf;
 mod limits;
 mod spec;
 
 pub use betza::BetzaError;
 pub use compile::{Direction, KindInfo, RepetitionVerdict, Variant};
 pub use error::SpecError;
+pub use fsf::FsfPieceTypes;
 pub use limits::{MAX_MATERIAL, MAX_NAME_LEN, MAX_PIECE_VALUE, MAX_PIECES, is_valid_name};
-pub use spec::{PieceSpec, VariantSpec};
+pub use spec::{FsfNnueSpec, PieceSpec, VariantSpec};
 
 use std::sync::OnceLock;
 

@@ -141,6 +141,8 @@ pub struct Variant {
     pub drop_zone: ByColor<Bitboard>,
     /// Where each side's king wins by arriving (campmate).
     pub flag_zone: ByColor<Bitboard>,
+    /// Fairy-Stockfish's NNUE piece types, when the spec has an `[fsf_nnue]` table.
+    pub fsf_nnue: Option<super::fsf::FsfPieceTypes>,
     /// Castling squares per side.
     pub castling_geometry: ByColor<CastlingGeometry>,
     /// Squares of each file.
@@ -353,6 +355,7 @@ impl Variant {
         let king = the_king(&kinds)?;
         let hand_kinds = hand_kinds(spec, &symbols, &kinds)?;
         let (repetition_verdict, stalemate_loses) = verdicts(spec)?;
+        let fsf_nnue = super::fsf::compile(spec, &kinds)?;
 
         let mut v = Variant {
             id: None,
@@ -383,6 +386,7 @@ impl Variant {
             promotion_zone: ByColor::default(),
             drop_zone: ByColor::default(),
             flag_zone: ByColor::default(),
+            fsf_nnue,
             castling_geometry: ByColor::new(castle_geo(0, w), castle_geo(h - 1, w)),
             file_masks,
             rank_masks,

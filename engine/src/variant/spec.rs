@@ -53,6 +53,22 @@ pub struct VariantSpec {
     /// (default `["White", "Black"]`).
     #[serde(default = "default_sides")]
     pub sides: [String; 2],
+    /// How Fairy-Stockfish's NNUE nets (HalfKAv2_variants) see the piece kinds, if they can.
+    #[serde(default)]
+    pub fsf_nnue: Option<FsfNnueSpec>,
+}
+
+/// The `[fsf_nnue]` table: Fairy-Stockfish's piece types in its NNUE order and the type each
+/// kage kind is seen as (../shared/design/FSF-NNUE.md §5.2).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FsfNnueSpec {
+    /// FSF's piece-type letters in its PieceType enum order, the king last, separated by
+    /// spaces (`"B R S D P G H K"`).
+    pub types: String,
+    /// Every kage kind's symbol (`P`, `+P`) to the FSF type letter the net sees it as (a
+    /// promoted kind is its promoted type: `"+P" = "G"`).
+    pub kinds: std::collections::BTreeMap<String, String>,
 }
 
 fn default_sides() -> [String; 2] {
