@@ -138,7 +138,9 @@ impl MatchConfig {
             && !self.random_openings
         {
             return Err(bad(format!(
-                "engine {:?} is an outside engine: a match against it needs a balanced opening                  book (--openings FILE, made by `kage-selfplay book`), or --random-openings to                  play random openings anyway",
+                "engine {:?} is an outside engine: a match against it needs a balanced opening \
+                 book (--openings FILE, made by `kage-selfplay book`), or --random-openings to \
+                 play random openings anyway",
                 e.name
             )));
         }
