@@ -36,8 +36,11 @@ fn header(text: &str) -> serde_json::Value {
     serde_json::from_str(line).expect("json")
 }
 
-/// The lines of a book: FEN, moves, scores by opcode.
-fn lines(text: &str) -> Vec<(String, Vec<String>, Vec<(String, i64)>)> {
+/// A book line: FEN, moves, scores by opcode.
+type Line = (String, Vec<String>, Vec<(String, i64)>);
+
+/// The lines of a book.
+fn lines(text: &str) -> Vec<Line> {
     let mut out = Vec::new();
     for l in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
         let mut parts = l.split(';').map(str::trim);
