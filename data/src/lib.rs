@@ -32,6 +32,7 @@ pub mod compact;
 mod convert;
 mod error;
 mod framer;
+pub mod fsf_bin;
 pub mod game;
 pub mod guard;
 pub mod header;
