@@ -167,3 +167,32 @@ fn uci_session_reports_errors_and_stays_up() {
     assert!(text.contains("Nodes searched:"));
     assert!(text.trim_end().ends_with("readyok"));
 }
+
+#[test]
+fn fsf_net_random_inspect_eval_and_refusals() {
+    let dir = std::env::temp_dir().join(format!("kage-cli-fsf-{}", std::process::id()));
+    let d = dir.to_str().expect("utf-8 temp dir");
+    let o = kage(&["fsf-net", "random", "--variant", "minishogi", "--seed", "3", "--out", d]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let path = stdout(&o).trim().to_string();
+    assert!(path.contains("minishogi-") && path.ends_with(".nnue"), "{path}");
+    let o = kage(&["fsf-net", "inspect", &path]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout(&o).starts_with("Fairy-Stockfish NNUE net for minishogi: 13738192 bytes"));
+    let o = kage(&["fsf-net", "eval", &path, "--moves", "a2a3"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = stdout(&o);
+    assert!(text.starts_with(" NNUE network contributions (Black to move)"), "{text}");
+    assert!(text.lines().last().is_some_and(|l| l.starts_with("NNUE evaluation ")));
+    for args in [
+        vec!["fsf-net", "inspect", &path, "--variant", "shinobi"],
+        vec!["fsf-net", "inspect", RANK4],
+        vec!["fsf-net", "eval", "/nonexistent.nnue"],
+    ] {
+        let o = kage(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}

@@ -9,6 +9,9 @@ use kage_engine::util::cpu_time::Stopwatch;
 use kage_engine::{Game, Position, Variant, VariantId};
 use std::path::PathBuf;
 
+#[path = "kage/fsf_net.rs"]
+mod fsf_net;
+
 #[derive(Parser)]
 #[command(
     name = "kage",
@@ -71,6 +74,9 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         net: Vec<PathBuf>,
     },
+    /// Fairy-Stockfish-format NNUE nets: `random`, `inspect`, `eval`.
+    #[command(subcommand)]
+    FsfNet(fsf_net::FsfNetCommand),
 }
 
 #[derive(Args)]
@@ -173,6 +179,7 @@ fn run(cli: Cli) -> Result<()> {
             }
             other => bail!("unknown benchmark '{other}' (expected search, perft, match or fens)"),
         },
+        Some(Command::FsfNet(c)) => fsf_net::run(c, custom),
     }
 }
 

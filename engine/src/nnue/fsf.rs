@@ -1,11 +1,25 @@
 //! Fairy-Stockfish's (FSF) own NNUE nets: the HalfKAv2_variants feature layout of a variant
-//! ([`layout`]), the architecture's constants ([`arch`]) and their typed errors ([`error`]).
+//! ([`layout`]), the architecture's constants ([`arch`]), the net as integer tensors
+//! ([`net`]) and its file ([`format`], [`file`]), seeded random nets ([`random`]) and the
+//! typed errors ([`error`]).
 //! Everything here is written from `../shared/design/FSF-NNUE.md` (FSF at commit c19b5f6c);
 //! references `file:line` point into FSF's source tree.
 
 pub mod arch;
 pub mod error;
+pub mod file;
+pub mod format;
 pub mod layout;
+pub mod net;
+pub mod random;
+pub mod reference;
+pub mod report;
+pub mod trace;
 
 pub use error::FsfError;
+pub use file::{net_file_name, read_net, write_net};
+pub use format::{guess_variant, is_fsf_net};
 pub use layout::FsfLayout;
+pub use net::{FsfNet, FsfStack};
+pub use random::random_net;
+pub use reference::{Accumulation, FsfEval};

@@ -17,6 +17,9 @@ pub enum FsfError {
         /// Why.
         why: String,
     },
+    /// A file cannot be read or written (the message names it).
+    #[error("{0}")]
+    Io(String),
     /// The file is not an FSF net at all.
     #[error(
         "not a Fairy-Stockfish NNUE net: version word {found:#010x} (expected {expected:#010x})"
