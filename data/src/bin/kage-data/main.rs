@@ -3,6 +3,7 @@
 mod bench;
 mod common;
 mod export;
+mod fsf;
 mod merge;
 mod repair;
 mod shuffle;
@@ -32,6 +33,17 @@ pub enum Perspective {
     White,
     /// The side to move's point of view.
     Stm,
+}
+
+/// What `kage-data export` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// `FEN | score | result` lines.
+    Text,
+    /// Games as PGN.
+    Pgn,
+    /// Fairy-Stockfish `.bin` training data (positions only).
+    FsfBin,
 }
 
 #[derive(Subcommand)]
@@ -87,14 +99,19 @@ enum Cmd {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
-    /// Exports records as text (`FEN | score | result`) or games as PGN.
+    /// Exports records as text (`FEN | score | result`), games as PGN, or positions as
+    /// Fairy-Stockfish `.bin` training data (`--format fsf-bin`).
     Export {
-        /// One line per position: `FEN | score | result`.
-        #[arg(long, conflicts_with = "pgn", required_unless_present = "pgn")]
+        /// One line per position: `FEN | score | result` (= `--format text`).
+        #[arg(long, conflicts_with_all = ["pgn", "format"], required_unless_present_any = ["pgn", "format"])]
         text: bool,
-        /// Games as PGN (Variant, FEN and SetUp tags; UCI moves).
-        #[arg(long)]
+        /// Games as PGN (Variant, FEN and SetUp tags; UCI moves) (= `--format pgn`).
+        #[arg(long, conflicts_with = "format")]
         pgn: bool,
+        /// Output format: text, pgn, or fsf-bin (72-byte records for Fairy-Stockfish's
+        /// trainer, with `<out>.meta.toml` beside it saying what it holds).
+        #[arg(long, value_enum)]
+        format: Option<ExportFormat>,
         /// Point of view of score and result in text export.
         #[arg(long, value_enum, default_value_t = Perspective::White)]
         perspective: Perspective,
@@ -108,6 +125,23 @@ enum Cmd {
         #[arg(long)]
         allow_damaged: bool,
         /// Input files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Imports Fairy-Stockfish `.bin` training data (a file has no header: name its
+    /// variant) into a position file whose header records the sources.
+    ImportBin {
+        /// The variant the `.bin` files hold.
+        #[arg(long)]
+        variant: String,
+        /// Output position file.
+        #[arg(long)]
+        out: PathBuf,
+        /// Import the rest when a file ends inside a record or a record does not decode
+        /// (each reported); refused otherwise.
+        #[arg(long)]
+        allow_damaged: bool,
+        /// `.bin` files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
@@ -142,12 +176,21 @@ fn main() -> ExitCode {
         Cmd::Merge { out, allow_damaged, allow_mixed_builds, files } => {
             merge::run(&out, &files, allow_damaged, allow_mixed_builds)
         }
-        Cmd::Export { text, pgn: _, perspective, scores, out, allow_damaged, files } => {
-            if text {
-                export::text(&out, &files, perspective, allow_damaged)
-            } else {
-                export::pgn(&out, &files, scores, allow_damaged)
+        Cmd::Export { text, pgn, format, perspective, scores, out, allow_damaged, files } => {
+            let format = match format {
+                Some(f) => f,
+                None if text => ExportFormat::Text,
+                None if pgn => ExportFormat::Pgn,
+                None => ExportFormat::Text,
+            };
+            match format {
+                ExportFormat::Text => export::text(&out, &files, perspective, allow_damaged),
+                ExportFormat::Pgn => export::pgn(&out, &files, scores, allow_damaged),
+                ExportFormat::FsfBin => fsf::export(&out, &files, allow_damaged),
             }
+        }
+        Cmd::ImportBin { variant, out, allow_damaged, files } => {
+            fsf::import(&variant, &out, &files, allow_damaged)
         }
         Cmd::Repair { out, file } => repair::run(&out, &file),
         Cmd::Bench { positions, dir } => bench::run(positions, dir),
