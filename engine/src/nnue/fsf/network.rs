@@ -1,0 +1,67 @@
+//! An FSF-format net ready for the search: the checked tensors, the variant's layout and the
+//! first hidden layer's weights prepared for the SIMD dot products.
+
+use super::arch::{BUCKETS, L1_IN, L2, PAWN_VALUE};
+use super::{FsfError, FsfLayout, FsfNet};
+use crate::nnue::simd::HeadWeights;
+use crate::variant::Variant;
+
+/// A loaded FSF-format net for one variant (shared between searchers).
+#[derive(Debug)]
+pub struct FsfNetwork {
+    layout: FsfLayout,
+    net: FsfNet,
+    l1: Vec<HeadWeights>,
+}
+
+impl FsfNetwork {
+    /// Wraps checked tensors for `layout`'s variant.
+    pub fn new(layout: FsfLayout, net: FsfNet) -> Result<FsfNetwork, FsfError> {
+        net.check_shape(layout.dims())?;
+        let l1 = (0..BUCKETS)
+            .map(|b| HeadWeights::new(net.stacks[b].l1_weights.clone(), L1_IN, L2))
+            .collect();
+        Ok(FsfNetwork { layout, net, l1 })
+    }
+
+    /// Parses a file's bytes for `variant` (every check of [`FsfNet::from_bytes`]).
+    pub fn load(bytes: &[u8], variant: &Variant) -> Result<FsfNetwork, FsfError> {
+        let layout = FsfLayout::for_variant(variant)?;
+        let net = FsfNet::from_bytes(bytes, &layout)?;
+        FsfNetwork::new(layout, net)
+    }
+
+    /// The feature layout (its variant's).
+    pub fn layout(&self) -> &FsfLayout {
+        &self.layout
+    }
+
+    /// The tensors.
+    pub fn net(&self) -> &FsfNet {
+        &self.net
+    }
+
+    /// Stack `b`'s first layer, prepared for [`crate::nnue::simd::dots`].
+    pub fn l1(&self, b: usize) -> &HeadWeights {
+        &self.l1[b]
+    }
+
+    /// Whether the net's layout is `variant`'s (same name, pieces and board).
+    pub fn fits(&self, variant: &Variant) -> bool {
+        FsfLayout::for_variant(variant).is_ok_and(|l| l == self.layout)
+    }
+
+    /// A short description for `info string` lines.
+    pub fn describe(&self) -> String {
+        format!(
+            "Fairy-Stockfish NNUE net for {} ({} features, HalfKAv2_variants 512x2-16-32-1)",
+            self.layout.variant_name(),
+            self.layout.dims()
+        )
+    }
+}
+
+/// FSF internal units (208 = a pawn) to kage's centipawns, truncating like FSF's UCI `cp`.
+pub fn to_centipawns(v: i32) -> i32 {
+    v * 100 / PAWN_VALUE
+}
