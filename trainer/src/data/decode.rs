@@ -11,12 +11,13 @@ use crate::data::sample::{
 };
 use crate::data::space::FeatureSpace;
 use crate::training::config::DecodeMode;
+use kage_data::fsf_bin::{BinError, BinReader, Converter};
 use kage_data::{CompactError, PositionRecord, Reader};
 use kage_engine::Variant;
 use kage_engine::nnue::features;
 use rayon::prelude::*;
 use std::collections::VecDeque;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Decodes one record into a sample.
@@ -176,10 +177,88 @@ pub fn open_files(
     Ok(Arc::new(FileDataset::new(&space.variant, files, mode)?.allow_damaged(allow_damaged)))
 }
 
+/// Whether `path` is Fairy-Stockfish `.bin` training data rather than a kage data file: not
+/// starting with kage's magic and named `*.bin` (a `.bin` file has no header of its own).
+pub fn is_fsf_bin(path: &Path) -> bool {
+    let mut magic = [0u8; 8];
+    let kage = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+        .is_ok_and(|()| &magic == b"KAGEDATA");
+    !kage && path.extension().is_some_and(|e| e.eq_ignore_ascii_case("bin"))
+}
+
+/// Records of FSF `.bin` files read per call (the chunk of a `.bin` stream).
+const BIN_CHUNK: usize = 4096;
+
+/// An open data file: a kage file, or FSF `.bin` data converted record by record
+/// ([`kage_data::fsf_bin::Converter::from_fsf`], as `kage-data import-bin` converts it).
+enum OpenFile {
+    Kage(Box<Reader<PositionRecord>>),
+    Bin(BinReader<std::io::BufReader<std::fs::File>>, Box<Converter>),
+}
+
+impl OpenFile {
+    fn open(path: &Path, data: &FileDataset) -> Result<OpenFile, SourceError> {
+        if is_fsf_bin(path) {
+            let conv =
+                Converter::new(data.variant).map_err(|e| SourceError::Other(e.to_string()))?;
+            let r = BinReader::open(path).map_err(|e| SourceError::Other(e.to_string()))?;
+            return Ok(OpenFile::Bin(r, Box::new(conv)));
+        }
+        // The data crate's errors name the file already.
+        Reader::<PositionRecord>::open_variant(path, &data.variant_name)
+            .map(|r| OpenFile::Kage(Box::new(r)))
+            .map_err(|e| SourceError::Other(e.to_string()))
+    }
+
+    /// The next chunk of records; `None` at the end (after checking for damage).
+    fn next_chunk(
+        &mut self,
+        path: &str,
+        allow_damaged: bool,
+    ) -> Result<Option<Vec<PositionRecord>>, SourceError> {
+        match self {
+            OpenFile::Kage(reader) => {
+                let chunk = reader.next_chunk().map_err(|e| SourceError::Other(e.to_string()))?;
+                if chunk.is_none() {
+                    check_damage(reader, path, allow_damaged)?;
+                }
+                Ok(chunk)
+            }
+            OpenFile::Bin(reader, conv) => {
+                let first = reader.records_read();
+                let mut raw = Vec::with_capacity(BIN_CHUNK);
+                match reader.read_many(BIN_CHUNK, &mut raw) {
+                    Ok(_) => {}
+                    Err(e @ BinError::Truncated { .. }) if allow_damaged => {
+                        eprintln!("kage-train: warning: {e}; training on the whole records");
+                    }
+                    Err(e) => return Err(SourceError::Other(e.to_string())),
+                }
+                if raw.is_empty() {
+                    return Ok(None);
+                }
+                let converted: Vec<Result<PositionRecord, _>> =
+                    raw.par_iter().with_min_len(64).map(|r| conv.from_fsf(r)).collect();
+                let mut out = Vec::with_capacity(converted.len());
+                for (i, c) in converted.into_iter().enumerate() {
+                    let rec = c.map_err(|reason| {
+                        SourceError::Other(
+                            reader.record_error(first + i as u64, reason).to_string(),
+                        )
+                    })?;
+                    out.push(rec);
+                }
+                Ok(Some(out))
+            }
+        }
+    }
+}
+
 struct FileSource {
     data: FileDataset,
     next_file: usize,
-    reader: Option<(Reader<PositionRecord>, String, u64)>,
+    reader: Option<(OpenFile, String, u64)>,
     pending: VecDeque<Sample>,
 }
 
@@ -192,20 +271,14 @@ impl FileSource {
                 let Some(path) = self.data.files.get(self.next_file) else { return Ok(None) };
                 self.next_file += 1;
                 let shown = path.display().to_string();
-                // The data crate's errors name the file already.
-                let r = Reader::<PositionRecord>::open_variant(path, &self.data.variant_name)
-                    .map_err(|e| SourceError::Other(e.to_string()))?;
+                let r = OpenFile::open(path, &self.data)?;
                 self.reader = Some((r, shown, 0));
             }
             let Some((reader, path, _)) = self.reader.as_mut() else { continue };
-            let chunk = reader.next_chunk().map_err(|e| SourceError::Other(e.to_string()))?;
-            match chunk {
+            match reader.next_chunk(path, self.data.allow_damaged)? {
                 Some(records) if !records.is_empty() => return Ok(Some(records)),
                 Some(_) => {}
-                None => {
-                    check_damage(reader, path, self.data.allow_damaged)?;
-                    self.reader = None;
-                }
+                None => self.reader = None,
             }
         }
     }

@@ -6,7 +6,7 @@ use crate::training::config::TrainConfig;
 use kage_data::{PositionRecord, Reader};
 use kage_engine::Variant;
 use kage_engine::nnue::features;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Feature-set id recorded for nets trained on synthetic data ("SYN1"): such nets can never
 /// be loaded by the engine by mistake.
@@ -59,16 +59,30 @@ pub fn rules(cfg: &TrainConfig) -> Result<&'static Variant, SourceError> {
     variant_of_files(&cfg.variant, &files)
 }
 
+/// The variant of one file: from its header, or for FSF `.bin` data (no header) the
+/// built-in named `name` (`--variant`).
+fn variant_of_file(name: &str, path: &Path) -> Result<&'static Variant, SourceError> {
+    if crate::data::decode::is_fsf_bin(path) {
+        return Variant::by_name(name).map_err(|e| {
+            SourceError::Other(format!(
+                "{}: FSF .bin data has no header, so --variant must name a built-in variant: {e}",
+                path.display()
+            ))
+        });
+    }
+    let reader =
+        Reader::<PositionRecord>::open(path).map_err(|e| SourceError::Other(e.to_string()))?;
+    kage_data::variant::of_header(reader.header())
+        .map_err(|e| SourceError::Other(format!("{}: {e}", path.display())))
+}
+
 /// The variant every one of `files` holds, which must be `name`: resolved from each file's
 /// header ([`kage_data::variant::of_header`]), so user-variant data reads like built-in data.
 /// Files of another variant, or of other rules under the same name, are refused.
 pub fn variant_of_files(name: &str, files: &[PathBuf]) -> Result<&'static Variant, SourceError> {
     let mut found: Option<(&'static Variant, &PathBuf)> = None;
     for path in files {
-        let reader =
-            Reader::<PositionRecord>::open(path).map_err(|e| SourceError::Other(e.to_string()))?;
-        let v = kage_data::variant::of_header(reader.header())
-            .map_err(|e| SourceError::Other(format!("{}: {e}", path.display())))?;
+        let v = variant_of_file(name, path)?;
         if v.name != name {
             return Err(SourceError::Other(format!(
                 "{} holds positions of variant {:?}, the run is for {name:?} (--variant)",

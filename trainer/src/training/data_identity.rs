@@ -124,7 +124,13 @@ impl DataIdentity {
                 )));
             }
         }
-        let paths: Vec<PathBuf> = self.file.iter().map(|f| f.path.clone()).collect();
+        // FSF .bin data has no header, so no lineage: only the checks above apply to it.
+        let paths: Vec<PathBuf> = self
+            .file
+            .iter()
+            .map(|f| f.path.clone())
+            .filter(|p| !crate::data::decode::is_fsf_bin(p))
+            .collect();
         kage_data::lineage::check_disjoint(&paths).map_err(|e| match e {
             OverlapError::Data(d) => TrainError::Data(SourceError::Other(d.to_string())),
             overlap => TrainError::Overlap(overlap.to_string()),
