@@ -11,6 +11,7 @@ pub mod params;
 pub use hce::Hce;
 pub use params::{EvalParams, MAX_PARAM, ParamsError};
 
+use crate::nnue::fsf::{FsfNetwork, is_fsf_net};
 use crate::nnue::{NetError, Network};
 use crate::variant::Variant;
 use std::sync::Arc;
@@ -30,12 +31,27 @@ pub enum Evaluator {
     /// An NNUE network (shared between searchers). Used for positions of the variant it was
     /// trained for; other variants fall back to the hand-crafted evaluation.
     Nnue(Arc<Network>),
+    /// A Fairy-Stockfish-format net (shared between searchers), for the variant whose layout
+    /// it was loaded for; other variants fall back to the hand-crafted evaluation.
+    Fsf(Arc<FsfNetwork>),
 }
 
 impl Evaluator {
-    /// Loads a network file's bytes for `variant` (checks variant and feature set).
+    /// Loads a network file's bytes for `variant` (checks variant and feature set): kage's
+    /// own format, or Fairy-Stockfish's, told apart by the first word.
     pub fn load_nnue(bytes: &[u8], variant: &Variant) -> Result<Evaluator, NetError> {
+        if is_fsf_net(bytes) {
+            return Ok(Evaluator::Fsf(Arc::new(FsfNetwork::load(bytes, variant)?)));
+        }
         Ok(Evaluator::Nnue(Arc::new(Network::load_for_variant(bytes, variant)?)))
+    }
+
+    /// The Fairy-Stockfish-format net, when it fits `variant`.
+    pub fn fsf_network_for(&self, variant: &Variant) -> Option<&Arc<FsfNetwork>> {
+        match self {
+            Evaluator::Fsf(net) if net.fits(variant) => Some(net),
+            _ => None,
+        }
     }
 
     /// The network, when it fits `variant`.
@@ -59,6 +75,9 @@ impl Evaluator {
             (Evaluator::Nnue(_), None) => {
                 format!("hand-crafted (the network does not fit {})", variant.name)
             }
+            (Evaluator::Fsf(net), None) if !net.fits(variant) => {
+                format!("hand-crafted (the network does not fit {})", variant.name)
+            }
             _ => self.describe(),
         }
     }
@@ -76,6 +95,7 @@ impl Evaluator {
                     h.variant, h.num_features, h.ft_size, h.head_size, h.run_id
                 )
             }
+            Evaluator::Fsf(net) => net.describe(),
         }
     }
 }

@@ -18,9 +18,10 @@ pub mod thread;
 mod time;
 pub mod tt;
 
-use crate::eval::nnue_eval::NnueEval;
+use crate::eval::nnue_eval::{NetEval, NnueEval};
 use crate::eval::{Evaluator, Hce};
 use crate::game::Game;
+use crate::nnue::fsf::FsfSearchEval;
 use crate::types::Move;
 use ordering::Ordering;
 use std::sync::Arc;
@@ -146,7 +147,7 @@ pub struct Searcher {
     ordering: Box<Ordering>,
     evaluator: Evaluator,
     hce: Option<Hce>,
-    nnue: Option<NnueEval>,
+    nnue: Option<NetEval>,
 }
 
 impl Searcher {
@@ -213,22 +214,36 @@ impl Searcher {
                 _ => Hce::new(v),
             });
         }
+        self.prepare_net_eval(v);
         let hce = self.hce.as_ref().expect("evaluation tables built above");
-        let nnue =
-            match self.evaluator.network_for(v) {
-                Some(net) => {
-                    if !self.nnue.as_ref().is_some_and(|n| {
-                        Arc::ptr_eq(n.network(), net) && std::ptr::eq(n.variant(), v)
-                    }) {
-                        self.nnue = Some(NnueEval::new(Arc::clone(net), v));
-                    }
-                    self.nnue.as_mut()
-                }
-                None => None,
-            };
+        let nnue = self.nnue.as_mut();
         self.tt.new_search();
         let mut ctx =
             node::Ctx::new(&mut self.tt, &mut self.ordering, hce, nnue, stop, game, limits);
         root::iterate(&mut ctx, game, limits, on_info)
+    }
+
+    /// Sets up the net evaluation for `v` (kept while the net and variant stay the same;
+    /// none when the evaluator has no net that fits `v`).
+    fn prepare_net_eval(&mut self, v: &'static crate::variant::Variant) {
+        let reuse =
+            match (&self.nnue, self.evaluator.network_for(v), self.evaluator.fsf_network_for(v)) {
+                (Some(NetEval::Kage(n)), Some(net), _) => {
+                    Arc::ptr_eq(n.network(), net) && std::ptr::eq(n.variant(), v)
+                }
+                (Some(NetEval::Fsf(n)), _, Some(net)) => {
+                    Arc::ptr_eq(n.network(), net) && std::ptr::eq(n.variant(), v)
+                }
+                _ => false,
+            };
+        if !reuse {
+            self.nnue = if let Some(net) = self.evaluator.network_for(v) {
+                Some(NetEval::Kage(NnueEval::new(Arc::clone(net), v)))
+            } else {
+                self.evaluator
+                    .fsf_network_for(v)
+                    .map(|net| NetEval::Fsf(FsfSearchEval::new(Arc::clone(net), v)))
+            };
+        }
     }
 }

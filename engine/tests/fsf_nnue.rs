@@ -117,3 +117,26 @@ fn wrong_variant_size_hash_and_version_are_refused() {
     assert!(matches!(FsfNet::from_bytes(&bytes[..7], &mini), Err(FsfError::Truncated { .. })));
     assert_eq!(fsf::guess_variant(&bytes), Ok(Some(VariantId::Minishogi)));
 }
+
+#[test]
+fn the_search_loads_and_uses_fsf_nets_told_apart_by_their_first_word() {
+    use kage_engine::eval::Evaluator;
+    use kage_engine::search::{Limits, Searcher};
+    use kage_engine::{Game, Position};
+    use std::sync::atomic::AtomicBool;
+    let v = Variant::builtin(VariantId::Minishogi);
+    let bytes = fsf::random_net(&layout(VariantId::Minishogi), 5).to_bytes().expect("bytes");
+    let ev = Evaluator::load_nnue(&bytes, v).expect("loads");
+    assert!(matches!(ev, Evaluator::Fsf(_)), "{}", ev.describe());
+    assert!(ev.fsf_network_for(v).is_some());
+    assert!(ev.fsf_network_for(Variant::builtin(VariantId::GorogoroPlus)).is_none());
+    let err = Evaluator::load_nnue(&bytes, Variant::builtin(VariantId::Shinobi))
+        .expect_err("wrong variant")
+        .to_string();
+    assert!(err.contains("the size of a minishogi net"), "{err}");
+    let mut s = Searcher::new(4);
+    s.set_evaluator(ev);
+    let game = Game::new(Position::startpos(v));
+    let r = s.search(&game, &Limits::depth(4), &AtomicBool::new(false), &mut |_| {});
+    assert!(r.nodes > 0 && game.position().is_legal(r.best_move));
+}

@@ -2,6 +2,7 @@
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
+use kage_engine::eval::Evaluator;
 use kage_engine::nnue::{Network, read_file};
 use kage_engine::protocol::{rules, uci};
 use kage_engine::search::bench;
@@ -186,14 +187,18 @@ fn run(cli: Cli) -> Result<()> {
 /// The networks `kage bench search` runs beside the HCE: the `--net` files (without them,
 /// the shipped networks embedded in the engine).
 /// Each must be for a benched variant (all, or `only`).
-fn bench_nets(files: &[PathBuf], only: Option<&str>) -> Result<Vec<std::sync::Arc<Network>>> {
+fn bench_nets(files: &[PathBuf], only: Option<&str>) -> Result<Vec<Evaluator>> {
     files
         .iter()
         .map(|f| {
             let bytes = read_file(f).with_context(|| format!("reading network {}", f.display()))?;
+            if kage_engine::nnue::fsf::is_fsf_net(&bytes) {
+                return fsf_net::bench_evaluator(&bytes, only)
+                    .with_context(|| format!("network {}", f.display()));
+            }
             let net = Network::load(&bytes).with_context(|| format!("network {}", f.display()))?;
             bench::net_variant(only, &net).with_context(|| format!("network {}", f.display()))?;
-            Ok(std::sync::Arc::new(net))
+            Ok(Evaluator::Nnue(std::sync::Arc::new(net)))
         })
         .collect()
 }

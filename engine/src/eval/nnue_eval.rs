@@ -6,6 +6,7 @@
 //! evaluated with the reference instead.
 
 use crate::nnue::features::active_features;
+use crate::nnue::fsf::FsfSearchEval;
 use crate::nnue::network::{QA, QB, QB_SHIFT};
 use crate::nnue::simd::{self, HeadWeights, Level};
 use crate::nnue::stack::AccumulatorStack;
@@ -121,5 +122,51 @@ impl NnueEval {
             self.scratch[i].refresh(&self.net, &self.feats);
         }
         self.net.evaluate_accumulators(&self.scratch[0], &self.scratch[1])
+    }
+}
+
+/// The net evaluation a search uses: a kage-format network or a Fairy-Stockfish-format one.
+pub enum NetEval {
+    /// kage's own format.
+    Kage(NnueEval),
+    /// Fairy-Stockfish's format.
+    Fsf(FsfSearchEval),
+}
+
+impl NetEval {
+    /// Starts a search path at `pos`.
+    pub fn refresh(&mut self, pos: &Position) {
+        match self {
+            NetEval::Kage(n) => n.refresh(pos),
+            NetEval::Fsf(n) => n.refresh(pos),
+        }
+    }
+
+    /// Descends from `parent` (the current end of the path) to `child`.
+    #[inline]
+    pub fn push(&mut self, parent: &Position, child: &Position) {
+        match self {
+            NetEval::Kage(n) => n.push(parent, child),
+            NetEval::Fsf(n) => n.push(parent, child),
+        }
+    }
+
+    /// Returns to the parent of the current end of the path.
+    #[inline]
+    pub fn pop(&mut self) {
+        match self {
+            NetEval::Kage(n) => n.pop(),
+            NetEval::Fsf(n) => n.pop(),
+        }
+    }
+
+    /// Evaluation of `pos`, the current end of the path, in centipawns from its side to
+    /// move's point of view.
+    #[inline]
+    pub fn evaluate_current(&mut self, pos: &Position) -> i32 {
+        match self {
+            NetEval::Kage(n) => n.evaluate_current(pos),
+            NetEval::Fsf(n) => n.evaluate_current(pos),
+        }
     }
 }

@@ -70,6 +70,9 @@ pub enum NetError {
     /// Parts handed to [`crate::nnue::Network::from_parts`] are inconsistent.
     #[error("invalid network parts: {0}")]
     Invalid(String),
+    /// A Fairy-Stockfish-format net that cannot be used (see [`crate::nnue::fsf`]).
+    #[error("{0}")]
+    Fsf(#[from] crate::nnue::fsf::FsfError),
 }
 
 impl From<crate::util::bytes::ByteError> for NetError {

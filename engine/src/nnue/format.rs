@@ -51,6 +51,15 @@ pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>, NetError> {
     let mut file = std::fs::File::open(path).map_err(io)?;
     let mut bytes = Vec::with_capacity(PREAMBLE);
     (&mut file).take(PREAMBLE as u64).read_to_end(&mut bytes).map_err(io)?;
+    if super::fsf::is_fsf_net(&bytes) {
+        // A Fairy-Stockfish-format net: its size is checked against the variant when loaded.
+        let cap = crate::util::read::cap::NET;
+        file.take(cap + 1 - bytes.len() as u64).read_to_end(&mut bytes).map_err(io)?;
+        if bytes.len() as u64 > cap {
+            return Err(NetError::Corrupt(format!("Fairy-Stockfish net larger than {cap} bytes")));
+        }
+        return Ok(bytes);
+    }
     let head = &bytes[..bytes.len().min(8)];
     if head != &MAGIC[..head.len()] {
         return Err(NetError::BadMagic { found: head.to_vec() });

@@ -129,10 +129,12 @@ fn run_positions(name: &str, v: &'static Variant, d: u32, evaluator: &Evaluator)
 pub fn search(
     depth: Option<u32>,
     only: Option<&str>,
-    nets: &[Arc<Network>],
+    nets: &[Evaluator],
 ) -> Result<u64, BenchError> {
-    for net in nets {
-        net_variant(only, net)?;
+    for e in nets {
+        if let Evaluator::Nnue(net) = e {
+            net_variant(only, net)?;
+        }
     }
     let only = selected(only)?;
     println!(
@@ -161,8 +163,8 @@ pub fn search(
         all_time += secs;
         let nnue = nets
             .iter()
-            .map(|n| Evaluator::Nnue(Arc::clone(n)))
-            .find(|e| e.network_for(v).is_some())
+            .find(|e| e.network_for(v).is_some() || e.fsf_network_for(v).is_some())
+            .cloned()
             .or_else(|| crate::nnue::shipped_net(v).map(|_| Evaluator::Default));
         if let Some(e) = nnue {
             if let Some(net) = e.network_for(v)

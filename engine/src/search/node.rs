@@ -8,7 +8,7 @@ use super::tactical::{campmate_in_one, drop_mate_in_one, quiet_checks, tactical_
 use super::tt::{Bound, Tt};
 use super::{INFINITE, Limits, MATE, MATE_BOUND};
 use crate::eval::Hce;
-use crate::eval::nnue_eval::NnueEval;
+use crate::eval::nnue_eval::NetEval;
 use crate::game::{Game, HistoryEntry, repetition_outcome, terminal_outcome};
 use crate::position::Position;
 use crate::types::{Move, MoveList, bits};
@@ -32,7 +32,7 @@ pub struct Ctx<'a> {
     pub tt: &'a mut Tt,
     pub ord: &'a mut Ordering,
     pub hce: &'a Hce,
-    nnue: Option<&'a mut NnueEval>,
+    nnue: Option<&'a mut NetEval>,
     stop: &'a AtomicBool,
     pub start: Instant,
     node_limit: u64,
@@ -60,7 +60,7 @@ impl<'a> Ctx<'a> {
         tt: &'a mut Tt,
         ord: &'a mut Ordering,
         hce: &'a Hce,
-        nnue: Option<&'a mut NnueEval>,
+        nnue: Option<&'a mut NetEval>,
         stop: &'a AtomicBool,
         game: &Game,
         limits: &Limits,

@@ -2,7 +2,8 @@
 
 use anyhow::{Context, Result, bail};
 use clap::Subcommand;
-use kage_engine::nnue::fsf::{self, FsfLayout, FsfNet};
+use kage_engine::eval::Evaluator;
+use kage_engine::nnue::fsf::{self, FsfLayout, FsfNet, FsfNetwork};
 use kage_engine::protocol::rules;
 use kage_engine::util::read::{cap, read_capped};
 use kage_engine::{Variant, VariantId};
@@ -93,4 +94,14 @@ pub fn run(cmd: FsfNetCommand, custom: Option<&'static Variant>) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The evaluator `kage bench --net` runs for an FSF-format net: for `only`, else for the
+/// built-in variant its size fits.
+pub fn bench_evaluator(bytes: &[u8], only: Option<&str>) -> Result<Evaluator> {
+    let v = match only {
+        Some(name) => Variant::by_name(name)?,
+        None => variant_for(None, None, bytes)?,
+    };
+    Ok(Evaluator::Fsf(std::sync::Arc::new(FsfNetwork::load(bytes, v)?)))
 }

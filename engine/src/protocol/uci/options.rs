@@ -12,6 +12,7 @@ use super::Uci;
 use crate::eval::Evaluator;
 use crate::nnue::NetError;
 use crate::nnue::Network;
+use crate::nnue::fsf::{FsfLayout, FsfNetwork, guess_variant, is_fsf_net};
 use crate::variant::Variant;
 use std::io::Write;
 use std::sync::Arc;
@@ -23,10 +24,26 @@ pub const MAX_HASH_MB: usize = 65536;
 /// Largest accepted `MultiPV`.
 pub const MAX_MULTIPV: usize = 500;
 
-/// A network loaded by `EvalFile`, with the path it came from.
+/// A network loaded by `EvalFile`, with the path it came from: kage's format or
+/// Fairy-Stockfish's (told apart by the file's first word).
 pub(super) struct LoadedNet {
     pub path: String,
-    pub net: Arc<Network>,
+    pub net: LoadedKind,
+}
+
+/// The two net formats `EvalFile` takes.
+pub(super) enum LoadedKind {
+    Kage(Arc<Network>),
+    Fsf(Arc<FsfNetwork>),
+}
+
+impl LoadedKind {
+    fn evaluator(&self) -> Evaluator {
+        match self {
+            LoadedKind::Kage(n) => Evaluator::Nnue(Arc::clone(n)),
+            LoadedKind::Fsf(n) => Evaluator::Fsf(Arc::clone(n)),
+        }
+    }
 }
 
 /// An `EvalFile` that cannot be used.
@@ -58,6 +75,43 @@ pub fn load_net(path: &str) -> Result<Network, EvalFileError> {
         e => invalid(e),
     })?;
     Network::load(&bytes).map_err(invalid)
+}
+
+/// Reads an `EvalFile` for `variant`: a kage net (any variant: whether it fits is decided
+/// later) or a Fairy-Stockfish net, parsed for `variant` when its size fits it, else for the
+/// built-in variant its size fits (refused with the size error when none does).
+fn load_eval_file(path: &str, variant: &'static Variant) -> Result<LoadedKind, EvalFileError> {
+    let invalid = |cause| EvalFileError::Invalid { path: path.to_string(), cause };
+    let bytes = crate::nnue::read_file(std::path::Path::new(path)).map_err(|e| match e {
+        NetError::Io(cause) => EvalFileError::Read { path: path.to_string(), cause },
+        e => invalid(e),
+    })?;
+    if !is_fsf_net(&bytes) {
+        return Network::load(&bytes).map(|n| LoadedKind::Kage(Arc::new(n))).map_err(invalid);
+    }
+    let fits = FsfLayout::for_variant(variant).is_ok_and(|l| {
+        bytes.len() >= 12
+            && l.file_size(u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize)
+                == bytes.len()
+    });
+    let target = match guess_variant(&bytes) {
+        Ok(Some(id)) if !fits => Variant::builtin(id),
+        _ => variant,
+    };
+    let net = FsfNetwork::load(&bytes, target).map_err(|e| invalid(e.into()))?;
+    Ok(LoadedKind::Fsf(Arc::new(net)))
+}
+
+/// Whether a loaded net fits `variant`.
+fn loaded_fits(net: &LoadedKind, variant: &Variant) -> Result<(), NetError> {
+    match net {
+        LoadedKind::Kage(n) => net_fits(n, variant),
+        LoadedKind::Fsf(n) if n.fits(variant) => Ok(()),
+        LoadedKind::Fsf(n) => Err(NetError::WrongVariant {
+            expected: variant.name.clone(),
+            found: n.layout().variant_name().to_string(),
+        }),
+    }
 }
 
 /// Whether `net` fits `variant` (its name and feature set).
@@ -140,14 +194,9 @@ impl Uci {
             self.apply_evaluator();
             return writeln!(out, "info string evaluation: the variant's default");
         }
-        match load_net(value) {
+        match load_eval_file(value, self.variant) {
             Ok(net) => {
-                let net = Arc::new(net);
-                writeln!(
-                    out,
-                    "info string evaluation: {}",
-                    Evaluator::Nnue(Arc::clone(&net)).describe()
-                )?;
+                writeln!(out, "info string evaluation: {}", net.evaluator().describe())?;
                 self.net = Some(LoadedNet { path: value.to_string(), net });
                 self.eval_fit_said = false;
                 self.apply_evaluator();
@@ -162,7 +211,7 @@ impl Uci {
     pub(super) fn evaluator(&self) -> Evaluator {
         match (&self.net, self.use_nnue) {
             (_, false) => Evaluator::HandCrafted,
-            (Some(n), true) => Evaluator::Nnue(Arc::clone(&n.net)),
+            (Some(n), true) => n.net.evaluator(),
             (None, true) => Evaluator::Default,
         }
     }
@@ -182,7 +231,7 @@ impl Uci {
         self.eval_fit_said = true;
         if let Some(n) = &self.net
             && self.use_nnue
-            && let Err(e) = net_fits(&n.net, self.variant)
+            && let Err(e) = loaded_fits(&n.net, self.variant)
         {
             writeln!(
                 out,
