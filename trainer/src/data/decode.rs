@@ -219,7 +219,8 @@ impl OpenFile {
     ) -> Result<Option<Vec<PositionRecord>>, SourceError> {
         match self {
             OpenFile::Kage(reader) => {
-                let chunk = reader.next_chunk().map_err(|e| SourceError::Other(e.to_string()))?;
+                let chunk =
+                    Reader::next_chunk(reader).map_err(|e| SourceError::Other(e.to_string()))?;
                 if chunk.is_none() {
                     check_damage(reader, path, allow_damaged)?;
                 }
