@@ -38,6 +38,9 @@ pub enum Cmd {
     /// Writes a balanced opening book (EPD): distinct openings from the start position that
     /// kage's search, and any engine given, score within a margin of the start position.
     Book(crate::book_cli::BookArgs),
+    /// Searches declared rule changes of a variant for the one that balances it: successive
+    /// halving over candidates at two strength levels, audited, resumable; a ranked report.
+    Rebalance(crate::rebalance_cli::RebalanceArgs),
     /// Elo, interval, LOS and GSPRT LLR of given W/D/L or pentanomial counts.
     Stats(crate::match_cli::StatsArgs),
     /// kage's UCI loop on stdin/stdout (an outside engine for tests and benchmarks).
@@ -299,6 +302,18 @@ fn net_for(nets: &[PathBuf], variant: &str, strict: bool) -> Result<Option<NetRe
 }
 
 impl GameArgs {
+    /// The config of one variant (a user variant's spec text given) at the given budget
+    /// options: what `rebalance` makes its steps' template of.
+    pub fn config_for(
+        &self,
+        variant: &str,
+        games: u64,
+        batch_size: u64,
+        spec: Option<&str>,
+    ) -> Result<GenConfig> {
+        self.config(variant, games, batch_size, true, spec)
+    }
+
     fn config(
         &self,
         variant: &str,

@@ -327,6 +327,11 @@ impl GenConfig {
         kage_data::config_hash(&self.to_toml())
     }
 
+    /// Whether resignations or adjudicated draws can end games.
+    pub fn adjudication_on(&self) -> bool {
+        self.adjudication.resign_plies > 0 || self.adjudication.draw_plies > 0
+    }
+
     /// Number of batches of the whole run.
     pub fn num_batches(&self) -> u64 {
         self.games.div_ceil(self.batch_size)

@@ -12,6 +12,7 @@
 //! * [`build`]: what built a player (git revision, program hash, UCI id), checked on resume.
 //! * [`book`]: balanced opening books, judged by kage's search and other engines.
 //! * [`bench`]: throughput, thread scaling and self-play overhead.
+//! * [`rebalance`]: which declared rule change balances a variant (successive halving).
 //! * [`matches`]: engine-against-engine matches with GSPRT, PGN and outside UCI engines.
 
 #![warn(missing_docs)]
@@ -30,6 +31,7 @@ pub mod matches;
 pub mod play;
 pub mod player;
 pub mod progress;
+pub mod rebalance;
 pub mod run;
 
 pub use adjudicate::Adjudicator;

@@ -5,6 +5,7 @@ mod book_cli;
 mod cli;
 mod interrupt;
 mod match_cli;
+mod rebalance_cli;
 
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
@@ -42,6 +43,7 @@ fn main() -> ExitCode {
         Cmd::Bench(args) => run_bench(&args),
         Cmd::Match(args) => run_match(&args),
         Cmd::Book(args) => book_cli::run(&args).map(|_| ExitCode::SUCCESS),
+        Cmd::Rebalance(args) => rebalance_cli::run(&args),
         Cmd::Stats(args) => match_cli::run_stats(&args).map(|_| ExitCode::SUCCESS),
         Cmd::Uci => run_uci().map(|_| ExitCode::SUCCESS),
     };

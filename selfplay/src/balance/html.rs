@@ -10,7 +10,7 @@ use super::chart;
 use super::stats::GroupReport;
 use super::text::short_label;
 
-const STYLE: &str = "body{font-family:sans-serif;margin:24px;color:#222;max-width:1320px}\
+pub(crate) const STYLE: &str = "body{font-family:sans-serif;margin:24px;color:#222;max-width:1320px}\
 table{border-collapse:collapse;margin:8px 0 16px;font-size:14px}td,th{border:1px solid #ccc;padding:3px 8px;\
 text-align:right;white-space:nowrap}th{background:#f3f3f3}td.l,th.l{text-align:left}h2{margin-top:32px}\
 .small{color:#666;font-size:90%}.warn{color:#a00}";
