@@ -229,6 +229,8 @@ pub fn text(r: &Report) -> String {
             writeln!(s, "{:>3}. {:<w$}  {}  [{}]", row.rank, row.candidate, row.change, row.status);
         if let Some(e) = &row.error {
             let _ = writeln!(s, "       {e}");
+        } else {
+            let _ = writeln!(s, "       player: {}", row.player);
         }
         for l in &row.levels {
             let _ = writeln!(
