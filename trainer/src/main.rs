@@ -7,7 +7,7 @@ use kage_train::RunOptions;
 use kage_train::bench::{self, BenchConfig};
 use kage_train::data::synthetic::SyntheticConfig;
 use kage_train::export::inspect;
-use kage_train::training::config::{LrSchedule, TrainConfig};
+use kage_train::training::config::{Arch, LrSchedule, TrainConfig};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -114,6 +114,10 @@ struct TrainArgs {
     /// Variant name.
     #[arg(long)]
     variant: Option<String>,
+    /// Network architecture: kage's small net (default) or Fairy-Stockfish's (HalfKAv2,
+    /// 512 x 2, 8 PSQT buckets and layer stacks; exported as <variant>-<sha256 12>.nnue).
+    #[arg(long, value_enum)]
+    arch: Option<Arch>,
     /// Training-position files.
     #[arg(long, num_args = 1..)]
     data: Vec<PathBuf>,
@@ -224,7 +228,7 @@ fn resolve_config(a: &TrainArgs) -> Result<TrainConfig> {
     };
     set!(cfg, a, variant, ft_size, head_size, epochs, batch_size, lr, lr_schedule, lr_min);
     set!(cfg, a, lr_step_epochs, lr_gamma, weight_decay, lambda, scale, seed, shuffle_buffer);
-    set!(cfg, a, val_fraction, val_max, threads, decode);
+    set!(cfg, a, val_fraction, val_max, threads, decode, arch);
     if !a.data.is_empty() {
         cfg.data = a.data.clone();
     }
@@ -265,8 +269,24 @@ fn resolve_config(a: &TrainArgs) -> Result<TrainConfig> {
     if a.variant.is_none() && a.config.is_none() {
         bail!("--variant is required (or give --config)");
     }
+    if cfg.arch == Arch::Fsf {
+        fsf_defaults(&mut cfg, a)?;
+    }
     cfg.validate().context("invalid training configuration")?;
     Ok(cfg)
+}
+
+/// The fsf architecture's fixed FT width, and synthetic data over the variant's HalfKAv2
+/// features, unless given.
+fn fsf_defaults(cfg: &mut TrainConfig, a: &TrainArgs) -> Result<()> {
+    if a.ft_size.is_none() {
+        cfg.ft_size = kage_train::training::config::FSF_FT_SIZE;
+    }
+    if let (None, Some(s)) = (a.synthetic_features, cfg.synthetic.as_mut()) {
+        let v = kage_engine::Variant::by_name(&cfg.variant)?;
+        s.num_features = kage_train::data::space::fsf_layout(v)?.dims();
+    }
+    Ok(())
 }
 
 fn init_threads(n: usize) -> Result<()> {
@@ -502,6 +522,12 @@ fn dispatch(cli: Cli) -> Result<()> {
         Some(Command::Inspect { net }) => {
             let bytes = kage_engine::nnue::read_file(&net)
                 .with_context(|| format!("reading {}", net.display()))?;
+            if kage_engine::nnue::fsf::is_fsf_net(&bytes) {
+                let text = inspect::fsf_report(&bytes)
+                    .with_context(|| format!("inspecting {}", net.display()))?;
+                print!("{text}");
+                return Ok(());
+            }
             let net_v = kage_engine::nnue::Network::load(&bytes)
                 .with_context(|| format!("loading network {}", net.display()))?;
             print!("{}", inspect::report(&net_v));

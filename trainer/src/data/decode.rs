@@ -15,19 +15,45 @@ use kage_data::fsf_bin::{BinError, BinReader, Converter};
 use kage_data::{CompactError, PositionRecord, Reader};
 use kage_engine::Variant;
 use kage_engine::nnue::features;
+use kage_engine::nnue::fsf::FsfLayout;
 use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Decodes one record into a sample.
+/// Which features a record becomes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Encoding {
+    /// The small net's features, decoded as the mode says.
+    Small(DecodeMode),
+    /// Fairy-Stockfish's HalfKAv2_variants features of the engine's layout (through a
+    /// validated `Position`).
+    Fsf(Arc<FsfLayout>),
+}
+
+impl From<DecodeMode> for Encoding {
+    fn from(mode: DecodeMode) -> Encoding {
+        Encoding::Small(mode)
+    }
+}
+
+/// Decodes one record into a sample (the small net's features).
 pub fn sample_from_record(
     v: &'static Variant,
     rec: &PositionRecord,
     mode: DecodeMode,
 ) -> Result<Sample, CompactError> {
+    sample_with(v, rec, &Encoding::Small(mode))
+}
+
+/// Decodes one record into a sample with the features of `enc`.
+pub fn sample_with(
+    v: &'static Variant,
+    rec: &PositionRecord,
+    enc: &Encoding,
+) -> Result<Sample, CompactError> {
     let mut stm_features = Vec::with_capacity(2 * features::MAX_ACTIVE);
-    let (stm_len, meta) = record_features(v, rec, mode, &mut stm_features)?;
+    let (stm_len, meta) = record_features(v, rec, enc, &mut stm_features)?;
     let nstm_features = stm_features.split_off(stm_len);
     Ok(Sample {
         stm_features,
@@ -43,10 +69,10 @@ pub fn sample_from_record(
 pub fn record_into_block(
     v: &'static Variant,
     rec: &PositionRecord,
-    mode: DecodeMode,
+    enc: &Encoding,
     block: &mut SampleBlock,
 ) -> Result<(), CompactError> {
-    match record_features(v, rec, mode, block.features_mut()) {
+    match record_features(v, rec, enc, block.features_mut()) {
         Ok((stm_len, meta)) => {
             block.commit(stm_len, meta);
             Ok(())
@@ -63,10 +89,18 @@ pub fn record_into_block(
 fn record_features(
     v: &'static Variant,
     rec: &PositionRecord,
-    mode: DecodeMode,
+    enc: &Encoding,
     out: &mut Vec<u32>,
 ) -> Result<(usize, SampleMeta), CompactError> {
     let start = out.len();
+    let mode = match enc {
+        Encoding::Small(mode) => *mode,
+        Encoding::Fsf(layout) => {
+            let pos = rec.pos.to_position(v)?;
+            let stm_len = crate::model::fsf::position_features(layout, &pos, out);
+            return Ok((stm_len, record_meta(rec)));
+        }
+    };
     let stm_len = match mode {
         DecodeMode::Position => {
             let pos = rec.pos.to_position(v)?;
@@ -106,7 +140,7 @@ pub struct FileDataset {
     variant_name: String,
     variant: &'static Variant,
     files: Vec<PathBuf>,
-    mode: DecodeMode,
+    mode: Encoding,
     allow_damaged: bool,
 }
 
@@ -122,9 +156,17 @@ impl FileDataset {
             variant_name: variant_name.to_string(),
             variant: crate::data::space::variant_of_files(variant_name, files)?,
             files: files.to_vec(),
-            mode,
+            mode: Encoding::Small(mode),
             allow_damaged: false,
         })
+    }
+
+    /// With Fairy-Stockfish's features of `layout` (`None`: the small net's).
+    pub fn fsf(mut self, layout: Option<Arc<FsfLayout>>) -> FileDataset {
+        if let Some(l) = layout {
+            self.mode = Encoding::Fsf(l);
+        }
+        self
     }
 
     /// Whether files with damaged chunks are read (what is left of them, with a warning on
@@ -174,7 +216,8 @@ pub fn open_files(
     mode: DecodeMode,
     allow_damaged: bool,
 ) -> Result<Arc<dyn Dataset>, SourceError> {
-    Ok(Arc::new(FileDataset::new(&space.variant, files, mode)?.allow_damaged(allow_damaged)))
+    let ds = FileDataset::new(&space.variant, files, mode)?.fsf(space.fsf.clone());
+    Ok(Arc::new(ds.allow_damaged(allow_damaged)))
 }
 
 /// Whether `path` is Fairy-Stockfish `.bin` training data rather than a kage data file: not
@@ -288,12 +331,9 @@ impl FileSource {
         loop {
             let Some(records) = self.next_records()? else { return Ok(false) };
             let Some((_, path, index)) = self.reader.as_mut() else { return Ok(false) };
-            let (v, mode) = (self.data.variant, self.data.mode);
-            let decoded: Vec<Result<Sample, CompactError>> = records
-                .par_iter()
-                .with_min_len(64)
-                .map(|r| sample_from_record(v, r, mode))
-                .collect();
+            let (v, mode) = (self.data.variant, &self.data.mode);
+            let decoded: Vec<Result<Sample, CompactError>> =
+                records.par_iter().with_min_len(64).map(|r| sample_with(v, r, mode)).collect();
             for (i, d) in decoded.into_iter().enumerate() {
                 let s = d.map_err(|reason| SourceError::BadRecord {
                     path: path.clone(),
@@ -331,7 +371,7 @@ impl PositionSource for FileSource {
         }
         let Some(records) = self.next_records()? else { return Ok(()) };
         let Some((_, path, index)) = self.reader.as_mut() else { return Ok(()) };
-        let (v, mode) = (self.data.variant, self.data.mode);
+        let (v, mode) = (self.data.variant, &self.data.mode);
         let before = out.num_blocks();
         let blocks = out.extend(records.len().div_ceil(PART));
         let failures: Vec<Option<(usize, CompactError)>> = records
@@ -425,7 +465,7 @@ mod tests {
         let e = sample_from_record(v, &bad_board, DecodeMode::Fast).expect_err("bad piece");
         assert!(e.to_string().contains("invalid piece code"), "{e}");
         let mut block = SampleBlock::default();
-        assert!(record_into_block(v, &bad_board, DecodeMode::Fast, &mut block).is_err());
+        assert!(record_into_block(v, &bad_board, &DecodeMode::Fast.into(), &mut block).is_err());
         assert!(block.is_empty() && block.pending_features() == 0);
 
         // A piece kind that cannot be in hand.

@@ -2,11 +2,14 @@
 
 use crate::data::sample::SourceError;
 use crate::error::TrainError;
-use crate::training::config::TrainConfig;
+use crate::training::config::{Arch, TrainConfig};
 use kage_data::{PositionRecord, Reader};
 use kage_engine::Variant;
 use kage_engine::nnue::features;
+use kage_engine::nnue::fsf::FsfLayout;
+use kage_engine::nnue::fsf::arch::FEATURE_SET_HASH;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Feature-set id recorded for nets trained on synthetic data ("SYN1"): such nets can never
 /// be loaded by the engine by mistake.
@@ -21,15 +24,21 @@ pub struct FeatureSpace {
     pub feature_set_id: u32,
     /// Number of features.
     pub num_features: usize,
+    /// With the fsf architecture: the HalfKAv2_variants layout the features follow.
+    pub fsf: Option<Arc<FsfLayout>>,
 }
 
 /// Resolves the feature space of a configuration: the variant its data files are of.
 pub fn resolve(cfg: &TrainConfig) -> Result<FeatureSpace, TrainError> {
+    if cfg.arch == Arch::Fsf {
+        return fsf_space(cfg);
+    }
     if let Some(s) = &cfg.synthetic {
         return Ok(FeatureSpace {
             variant: cfg.variant.clone(),
             feature_set_id: SYNTHETIC_FEATURE_SET_ID,
             num_features: s.num_features,
+            fsf: None,
         });
     }
     Ok(space_of(rules(cfg)?))
@@ -46,7 +55,37 @@ pub fn space_of(v: &Variant) -> FeatureSpace {
         variant: v.name.clone(),
         feature_set_id: features::FEATURE_SET_ID,
         num_features: features::num_features(v),
+        fsf: None,
     }
+}
+
+/// The HalfKAv2_variants layout of a variant (its spec's `[fsf_nnue]` table).
+pub fn fsf_layout(v: &Variant) -> Result<FsfLayout, TrainError> {
+    FsfLayout::for_variant(v).map_err(|e| TrainError::Variant(format!("--arch fsf: {e}")))
+}
+
+/// The feature space of the fsf architecture: FSF's feature-set hash and the variant's
+/// `nnueDimensions`; synthetic data must have exactly that many features.
+fn fsf_space(cfg: &TrainConfig) -> Result<FeatureSpace, TrainError> {
+    let layout = fsf_layout(rules(cfg)?)?;
+    if let Some(s) = &cfg.synthetic
+        && s.num_features != layout.dims()
+    {
+        return Err(TrainError::Variant(format!(
+            "--arch fsf for {}: synthetic data needs {} features (the variant's HalfKAv2 \
+             dimensions), it has {} (pass --synthetic-features {})",
+            cfg.variant,
+            layout.dims(),
+            s.num_features,
+            layout.dims()
+        )));
+    }
+    Ok(FeatureSpace {
+        variant: layout.variant_name().to_string(),
+        feature_set_id: FEATURE_SET_HASH,
+        num_features: layout.dims(),
+        fsf: Some(Arc::new(layout)),
+    })
 }
 
 /// The rules a configuration trains on: those of its data files (built in, or the user

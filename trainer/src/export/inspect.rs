@@ -87,3 +87,75 @@ pub fn report(net: &Network) -> String {
     }
     s
 }
+
+/// Statistics of every tensor of an FSF-format net (the stacks pooled; the L2 rows
+/// unpadded).
+pub fn fsf_layer_stats(net: &kage_engine::nnue::fsf::FsfNet) -> Vec<LayerStats> {
+    let wide = |v: &[i16]| v.iter().map(|&x| i64::from(x)).collect::<Vec<_>>();
+    let st = &net.stacks;
+    let pool8 = |f: fn(&kage_engine::nnue::fsf::FsfStack) -> &Vec<i8>| {
+        st.iter().flat_map(f).map(|&x| i64::from(x)).collect::<Vec<_>>()
+    };
+    let pool32 = |f: fn(&kage_engine::nnue::fsf::FsfStack) -> &Vec<i32>| {
+        st.iter().flat_map(f).map(|&x| i64::from(x)).collect::<Vec<_>>()
+    };
+    let (i16lo, i16hi) = (i64::from(i16::MIN), i64::from(i16::MAX));
+    let (i32lo, i32hi) = (i64::from(i32::MIN), i64::from(i32::MAX));
+    let it = |v: Vec<i64>| v.into_iter();
+    vec![
+        stats("ft_weights (i16)", it(wide(&net.ft_weights)), i16lo, i16hi),
+        stats("ft_bias (i16)", it(wide(&net.ft_bias)), i16lo, i16hi),
+        stats("psqt (i32)", net.psqt.iter().map(|&x| i64::from(x)), i32lo, i32hi),
+        stats("l1_weights (i8)", it(pool8(|s| &s.l1_weights)), -127, 127),
+        stats("l1_bias (i32)", it(pool32(|s| &s.l1_bias)), i32lo, i32hi),
+        stats("l2_weights (i8)", it(pool8(|s| &s.l2_weights)), -127, 127),
+        stats("l2_bias (i32)", it(pool32(|s| &s.l2_bias)), i32lo, i32hi),
+        stats("out_weights (i8)", it(pool8(|s| &s.out_weights)), -127, 127),
+        stats("out_bias (i32)", st.iter().map(|s| i64::from(s.out_bias)), i32lo, i32hi),
+    ]
+}
+
+/// Why an FSF-format net cannot be inspected.
+#[derive(Debug, thiserror::Error)]
+pub enum FsfInspectError {
+    /// Its size fits no built-in variant.
+    #[error("Fairy-Stockfish net of {0} bytes: its size fits no built-in variant's feature count")]
+    NoVariant(usize),
+    /// The engine refused it.
+    #[error(transparent)]
+    Net(#[from] kage_engine::nnue::fsf::FsfError),
+}
+
+/// The report of an FSF-format net (the variant its size fits): the engine's summary (shape,
+/// description, FSF's file name, weight ranges, the start position's value) and per-tensor
+/// statistics.
+pub fn fsf_report(bytes: &[u8]) -> Result<String, FsfInspectError> {
+    use kage_engine::nnue::fsf::{FsfLayout, FsfNet, report};
+    use kage_engine::{Position, Variant};
+    let id = kage_engine::nnue::fsf::guess_variant(bytes)?
+        .ok_or(FsfInspectError::NoVariant(bytes.len()))?;
+    let v = Variant::builtin(id);
+    let layout = FsfLayout::for_variant(v)?;
+    let net = FsfNet::from_bytes(bytes, &layout)?;
+    let mut s = report::inspect(&net, bytes, &layout, &Position::startpos(v));
+    let _ = writeln!(
+        s,
+        "file size      : {} bytes = 142160 + {} (description) + 1056 x {} (features)",
+        bytes.len(),
+        net.description.len(),
+        layout.dims()
+    );
+    let _ = writeln!(
+        s,
+        "{:<18} {:>9} {:>12} {:>12} {:>10} {:>10}",
+        "tensor", "count", "min", "max", "mean|x|", "saturated"
+    );
+    for l in fsf_layer_stats(&net) {
+        let _ = writeln!(
+            s,
+            "{:<18} {:>9} {:>12} {:>12} {:>10.2} {:>10}",
+            l.name, l.count, l.min, l.max, l.mean_abs, l.saturated
+        );
+    }
+    Ok(s)
+}

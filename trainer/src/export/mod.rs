@@ -1,6 +1,7 @@
 //! Output of a run: quantisation of the float parameters into the engine's integer network
 //! (here), network inspection ([`inspect`]) and the metrics reports ([`report`]).
 
+pub mod fsf;
 pub mod inspect;
 pub mod report;
 

@@ -1,30 +1,59 @@
-//! The piece factoriser: besides its piece-square row, every board feature also activates a
-//! row of its piece group (own/theirs and kind, any square), so what a piece is worth
-//! wherever it stands is learnt from every position it appears in; on export the group rows
-//! are added to their piece-square rows, so the engine's network has the plain feature set
-//! and computes exactly the trained function.
+//! Factorisers: besides its own row, a feature also activates a shared "virtual" row, so
+//! what it has in common with its group is learnt from every position the group appears in;
+//! on export the virtual rows are added to their real rows, so the network file has the
+//! plain feature set and computes exactly the trained function.
+//!
+//! - the small net's piece factoriser: a board feature's group is its piece (own/theirs and
+//!   kind, any square);
+//! - the fsf architecture's king-independent factoriser (Fairy-Stockfish's "HalfKAv2^", the
+//!   "A" features of FSF-NNUE.md §8.3): a HalfKAv2 feature's group is the same
+//!   piece-square or hand slot without the king block, `f mod B`.
 
 use super::NetParams;
 use crate::data::batch::SparseBatch;
 use kage_engine::Variant;
 use kage_engine::nnue::features;
 
+/// Which virtual row a real feature also activates.
+#[derive(Debug, Clone, Copy)]
+enum Groups {
+    /// The small net's piece groups.
+    Pieces(&'static Variant),
+    /// HalfKAv2 without the king block: `f mod per_king`.
+    KingFree(u32),
+}
+
 /// Adds the virtual group features to batches and folds them away for export.
 #[derive(Debug, Clone)]
 pub struct Factoriser {
-    variant: &'static Variant,
+    groups_of: Groups,
     /// The engine's feature count: virtual features are numbered from here.
     real: usize,
     groups: usize,
 }
 
 impl Factoriser {
-    /// The factoriser of `variant`'s feature set.
+    /// The piece factoriser of `variant`'s small-net feature set.
     pub fn new(variant: &'static Variant) -> Factoriser {
         Factoriser {
-            variant,
+            groups_of: Groups::Pieces(variant),
             real: features::num_features(variant),
             groups: features::num_piece_groups(variant),
+        }
+    }
+
+    /// The king-independent factoriser of a HalfKAv2 feature set of `dims` features,
+    /// `per_king` per king square.
+    pub fn king_free(dims: usize, per_king: u32) -> Factoriser {
+        Factoriser { groups_of: Groups::KingFree(per_king), real: dims, groups: per_king as usize }
+    }
+
+    /// The virtual group (0-based) real feature `f` also activates, if any.
+    #[inline]
+    fn group(&self, f: u32) -> Option<u32> {
+        match self.groups_of {
+            Groups::Pieces(v) => features::piece_group(v, f),
+            Groups::KingFree(per_king) => ((f as usize) < self.real).then_some(f % per_king),
         }
     }
 
@@ -42,7 +71,7 @@ impl Factoriser {
     pub fn extend(&self, feats: &[u32], out: &mut Vec<u32>) {
         out.extend_from_slice(feats);
         for &f in feats {
-            if let Some(g) = features::piece_group(self.variant, f) {
+            if let Some(g) = self.group(f) {
                 out.push(self.real as u32 + g);
             }
         }
@@ -75,15 +104,21 @@ impl Factoriser {
     /// dropped. Its output equals the factorised model's for every position (in exact
     /// arithmetic; float rounding differs in the last bits).
     pub fn fold(&self, params: &NetParams) -> NetParams {
-        let h = params.ft_size;
         let mut out = params.clone();
-        out.ft_w.truncate(self.real * h);
+        out.ft_w = self.fold_rows(&params.ft_w, params.ft_size);
         out.num_features = self.real;
+        out
+    }
+
+    /// Rows of `width` values per feature (real then virtual) folded into the real rows:
+    /// each real row plus its group's virtual row.
+    pub fn fold_rows(&self, rows: &[f32], width: usize) -> Vec<f32> {
+        let mut out = rows[..self.real * width].to_vec();
         for f in 0..self.real {
-            if let Some(g) = features::piece_group(self.variant, f as u32) {
-                let src = (self.real + g as usize) * h;
-                for j in 0..h {
-                    out.ft_w[f * h + j] += params.ft_w[src + j];
+            if let Some(g) = self.group(f as u32) {
+                let src = (self.real + g as usize) * width;
+                for j in 0..width {
+                    out[f * width + j] += rows[src + j];
                 }
             }
         }

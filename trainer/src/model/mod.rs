@@ -3,6 +3,8 @@
 //! SIMD kernels they share ([`simd`]).
 
 pub mod factor;
+pub mod fsf;
+pub mod fsf_head;
 pub mod ft;
 pub mod head;
 pub mod simd;

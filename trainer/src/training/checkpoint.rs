@@ -2,8 +2,10 @@
 //! atomically (temporary file, then rename).
 
 use crate::model::NetParams;
+use crate::model::fsf::{FsfHead, STACK_SIZES};
 use crate::training::optim::Moments;
 use crate::training::train::{EpochMetrics, ParamMoments, Trainer};
+use kage_engine::nnue::fsf::arch::BUCKETS;
 use kage_engine::nnue::network::{MAX_FEATURES, MAX_FT_SIZE, MAX_HEAD_SIZE};
 use kage_engine::util::bytes::{ByteError, ByteReader, SEALED_PREAMBLE as PREAMBLE, seal};
 use kage_engine::util::hash::fnv1a64;
@@ -50,6 +52,9 @@ pub struct CheckpointState {
     pub params: NetParams,
     /// Adam moments.
     pub moments: ParamMoments,
+    /// The fsf architecture's PSQT and stacks with their moments (after the FT's tensors in
+    /// the file; absent for the small net, whose checkpoints are unchanged).
+    pub fsf: Option<(FsfHead, [Moments; 7])>,
 }
 
 impl CheckpointState {
@@ -62,6 +67,7 @@ impl CheckpointState {
             history: trainer.history.clone(),
             params: trainer.params.clone(),
             moments: trainer.moments.clone(),
+            fsf: trainer.fsf.as_ref().map(|f| (f.head.clone(), f.moments.clone())),
         }
     }
 }
@@ -102,6 +108,13 @@ pub fn encode(state: &CheckpointState) -> Vec<u8> {
         put_f32s(&mut body, w);
         put_f32s(&mut body, &mo.m);
         put_f32s(&mut body, &mo.v);
+    }
+    if let Some((head, moments)) = &state.fsf {
+        for (w, mo) in head.tensors().into_iter().zip(moments) {
+            put_f32s(&mut body, w);
+            put_f32s(&mut body, &mo.m);
+            put_f32s(&mut body, &mo.v);
+        }
     }
     seal(&MAGIC, VERSION, &body)
 }
@@ -233,6 +246,11 @@ pub fn decode(bytes: &[u8]) -> Result<CheckpointState, CheckpointFormatError> {
     let (l1_b, m_l1_b) = get_tensor(&mut r, head_size, "l1_b")?;
     let (out_w, m_out_w) = get_tensor(&mut r, head_size, "out_w")?;
     let (out_b, m_out_b) = get_tensor(&mut r, 1, "out_b")?;
+    let fsf = if r.remaining() != 0 && head_size == 0 {
+        Some(get_fsf(&mut r, num_features)?)
+    } else {
+        None
+    };
     if r.remaining() != 0 {
         return Err(CheckpointFormatError::Trailing);
     }
@@ -260,7 +278,33 @@ pub fn decode(bytes: &[u8]) -> Result<CheckpointState, CheckpointFormatError> {
             out_w: m_out_w,
             out_b: m_out_b,
         },
+        fsf,
     })
+}
+
+/// The fsf architecture's tensors: the PSQT of `rows` features and the 8 stacks.
+fn get_fsf(
+    r: &mut ByteReader<'_>,
+    rows: usize,
+) -> Result<(FsfHead, [Moments; 7]), CheckpointFormatError> {
+    const NAMES: [&str; 7] =
+        ["fsf psqt", "fsf l1_w", "fsf l1_b", "fsf l2_w", "fsf l2_b", "fsf out_w", "fsf out_b"];
+    let mut t = Vec::with_capacity(7);
+    for (i, name) in NAMES.iter().enumerate() {
+        let n = if i == 0 { rows * BUCKETS } else { BUCKETS * STACK_SIZES[i - 1] };
+        t.push(get_tensor(r, n, name)?);
+    }
+    let mut it = t.into_iter();
+    let mut next = || it.next().unwrap_or_default();
+    let (psqt, m0) = next();
+    let (l1_w, m1) = next();
+    let (l1_b, m2) = next();
+    let (l2_w, m3) = next();
+    let (l2_b, m4) = next();
+    let (out_w, m5) = next();
+    let (out_b, m6) = next();
+    let head = FsfHead { psqt, l1_w, l1_b, l2_w, l2_b, out_w, out_b };
+    Ok((head, [m0, m1, m2, m3, m4, m5, m6]))
 }
 
 /// Saves a checkpoint atomically.
@@ -274,7 +318,8 @@ pub fn save(path: &Path, state: &CheckpointState) -> Result<(), CheckpointError>
 const MAX_BODY: u64 = {
     let (f, h) = (MAX_FEATURES as u64, MAX_HEAD_SIZE as u64);
     let ft = MAX_FT_SIZE as u64;
-    let values = f * ft + ft + 2 * ft * h + 2 * h + 1;
+    let fsf = f * BUCKETS as u64 + 8 * (1024 * 16 + 16 * 32 + 16 + 32 + 32 + 1);
+    let values = f * ft + ft + 2 * ft * h + 2 * h + 1 + fsf;
     12 * values + (256 << 20)
 };
 

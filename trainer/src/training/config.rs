@@ -40,6 +40,36 @@ pub enum DecodeMode {
     Position,
 }
 
+/// The network architecture a run trains.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Arch {
+    /// kage's own small net: `(features -> ft_size) x 2 -> head_size -> 1` (the default).
+    #[default]
+    Small,
+    /// Fairy-Stockfish's architecture (HalfKAv2_variants, 512 x 2, 8 PSQT buckets, 8 layer
+    /// stacks 1024 -> 16 -> 32 -> 1), exported in FSF's own file format.
+    Fsf,
+}
+
+impl Arch {
+    /// Whether this is the small net (the TOML leaves the default out, so small-net runs
+    /// keep their configuration text and run ids).
+    pub fn is_small(&self) -> bool {
+        *self == Arch::Small
+    }
+}
+
 /// Filters applied to positions at load time.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -79,6 +109,9 @@ pub struct EpochsChange {
 pub struct TrainConfig {
     /// Variant name.
     pub variant: String,
+    /// The network architecture (`small` or `fsf`). Written to the TOML only for `fsf`.
+    #[serde(skip_serializing_if = "Arch::is_small")]
+    pub arch: Arch,
     /// Training data files (kage-data training-position files).
     pub data: Vec<PathBuf>,
     /// Optional separate validation files (otherwise a fraction of `data` is held out).
@@ -156,6 +189,7 @@ impl Default for TrainConfig {
     fn default() -> Self {
         TrainConfig {
             variant: "minishogi".into(),
+            arch: Arch::Small,
             data: Vec::new(),
             val_data: Vec::new(),
             synthetic: None,
@@ -209,6 +243,9 @@ pub enum ConfigError {
     Write(#[from] toml::ser::Error),
 }
 
+/// The FT width of the fsf architecture (FSF's L1).
+pub const FSF_FT_SIZE: usize = kage_engine::nnue::fsf::arch::L1;
+
 /// Smallest accepted `scale` (centipawns per logit).
 pub const MIN_SCALE: f64 = 1.0;
 /// Largest accepted `scale`.
@@ -261,6 +298,15 @@ impl TrainConfig {
         // The sizes a network file may have (the engine refuses larger ones).
         if !(1..=MAX_FT_SIZE as usize).contains(&self.ft_size) {
             return Err(invalid("ft_size", format!("must be in 1..={MAX_FT_SIZE}")));
+        }
+        if self.arch == Arch::Fsf && self.ft_size != FSF_FT_SIZE {
+            return Err(invalid(
+                "ft_size",
+                format!("the fsf architecture's feature transformer is {FSF_FT_SIZE} wide"),
+            ));
+        }
+        if self.arch == Arch::Fsf && self.init_net.is_some() {
+            return Err(invalid("init_net", "not supported with the fsf architecture yet"));
         }
         if !(1..=MAX_HEAD_SIZE as usize).contains(&self.head_size) {
             return Err(invalid("head_size", format!("must be in 1..={MAX_HEAD_SIZE}")));

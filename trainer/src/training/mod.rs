@@ -4,6 +4,7 @@
 pub mod checkpoint;
 pub mod config;
 pub mod data_identity;
+pub mod fsf_step;
 pub mod init;
 pub mod optim;
 pub mod progress;

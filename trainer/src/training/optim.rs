@@ -36,7 +36,7 @@ impl AdamStep {
 }
 
 /// First and second moments of one parameter tensor.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Moments {
     /// First moment.
     pub m: Vec<f32>,

@@ -7,9 +7,11 @@ use crate::data::synthetic::SyntheticDataset;
 use crate::error::{TrainError, io_err};
 use crate::export::report;
 use crate::export::{ExportInfo, quantise};
+use crate::model::fsf::FsfShape;
 use crate::training::checkpoint::{self, CheckpointState};
-use crate::training::config::TrainConfig;
+use crate::training::config::{Arch, TrainConfig};
 use crate::training::data_identity::DataIdentity;
+use crate::training::fsf_step::FsfState;
 use crate::training::init::load_init_net;
 use crate::training::progress::{EpochProgress, ProgressLog};
 use crate::training::train::{EpochMetrics, Trainer};
@@ -203,7 +205,10 @@ pub fn resume(dir: &Path, epochs: Option<u32>, opts: RunOptions) -> Result<RunSu
     let space = space::resolve(&cfg)?;
     let p = &state.params;
     let model_features = Trainer::model_features(&cfg, space.num_features);
-    if (p.num_features, p.ft_size, p.head_size) != (model_features, cfg.ft_size, cfg.head_size) {
+    let head_size = if cfg.arch == Arch::Fsf { 0 } else { cfg.head_size };
+    if (p.num_features, p.ft_size, p.head_size) != (model_features, cfg.ft_size, head_size)
+        || (cfg.arch == Arch::Fsf) != state.fsf.is_some()
+    {
         return Err(TrainError::Resume("checkpoint shape does not match the configuration".into()));
     }
     let result_toml = cfg.result_toml()?;
@@ -211,8 +216,12 @@ pub fn resume(dir: &Path, epochs: Option<u32>, opts: RunOptions) -> Result<RunSu
         state.config_toml = result_toml;
         checkpoint::save(&dir.join(names::CHECKPOINT), &state)?;
     }
-    let CheckpointState { epochs_done, step, history, params, moments, .. } = state;
-    let trainer = Trainer::from_state(cfg, params, Some(moments), step, epochs_done, history);
+    let CheckpointState { epochs_done, step, history, params, moments, fsf, .. } = state;
+    let mut trainer = Trainer::from_state(cfg, params, Some(moments), step, epochs_done, history);
+    if let (Some((head, moments)), Some(layout)) = (fsf, &space.fsf) {
+        let shape = FsfShape::new(layout.as_ref().clone());
+        trainer.fsf = Some(Box::new(FsfState::new(shape, head, Some(moments))));
+    }
     drive(trainer, &space, dir, opts)
 }
 
@@ -271,12 +280,13 @@ fn drive(
     let id = run_id(&result_toml);
     let rev = git_revision();
     write(&dir.join(names::CONFIG), &config_toml)?;
+    let (arch, version) = match cfg.arch {
+        Arch::Small => ("", kage_engine::nnue::FORMAT_VERSION),
+        Arch::Fsf => ("arch = \"fsf\"\n", kage_engine::nnue::fsf::arch::VERSION),
+    };
     let info = format!(
-        "run_id = \"{id}\"\nvariant = \"{}\"\nfeature_set_id = {:#x}\nnum_features = {}\nnet_format_version = {}\ngit_revision = \"{rev}\"\n",
-        space.variant,
-        space.feature_set_id,
-        space.num_features,
-        kage_engine::nnue::FORMAT_VERSION
+        "run_id = \"{id}\"\n{arch}variant = \"{}\"\nfeature_set_id = {:#x}\nnum_features = {}\nnet_format_version = {version:#x}\ngit_revision = \"{rev}\"\n",
+        space.variant, space.feature_set_id, space.num_features,
     );
     write(&dir.join(names::RUN_INFO), &info)?;
     let info = RunIdentity { id: id.clone(), rev: rev.clone(), result_toml: result_toml.clone() };
@@ -395,18 +405,33 @@ fn drive(
             export(&trainer, space, &info, &dir.join(names::snapshot(epoch + 1)))?;
         }
     }
-    let net_path = dir.join(names::NET);
-    export(&trainer, space, &info, &net_path)?;
+    let net_path = export(&trainer, space, &info, &dir.join(names::NET))?;
     Ok(RunSummary { dir: dir.to_path_buf(), history: trainer.history, net_path, run_id: id })
 }
 
-/// Quantises the trainer's weights into `path` (temp file + rename).
+/// Quantises the trainer's weights into `path` (temp file + rename); returns the path. The
+/// fsf architecture writes FSF's file instead, named by FSF's rule in `path`'s directory
+/// (snapshots: in a directory named after `path`).
 fn export(
     trainer: &Trainer,
     space: &FeatureSpace,
     info: &RunIdentity,
     path: &Path,
-) -> Result<(), TrainError> {
+) -> Result<PathBuf, TrainError> {
+    if let (Some(state), Some(layout)) = (&trainer.fsf, &space.fsf) {
+        let (ft, head) = state.folded(&trainer.params);
+        let desc = format!("kage-train run {} (git {})", info.id, info.rev);
+        let dir = match path.file_name() {
+            Some(n) if n != names::NET => path.with_extension(""),
+            _ => path.parent().unwrap_or(Path::new(".")).to_path_buf(),
+        };
+        std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+        return crate::export::fsf::write(
+            &dir,
+            layout,
+            &crate::export::fsf::quantise(&ft, &head, &desc),
+        );
+    }
     let net = quantise(
         &trainer.export_params(),
         &ExportInfo {
@@ -418,7 +443,8 @@ fn export(
             config: info.result_toml.clone(),
         },
     )?;
-    kage_data::atomic::write_atomic(path, &net.to_bytes()).map_err(io_err(path))
+    kage_data::atomic::write_atomic(path, &net.to_bytes()).map_err(io_err(path))?;
+    Ok(path.to_path_buf())
 }
 
 /// What every network of a run records about it.

@@ -3,10 +3,13 @@
 use crate::data::batch::{SparseBatch, TargetBlend, sigmoid};
 use crate::data::sample::Sample;
 use crate::model::factor::Factoriser;
+use crate::model::fsf::{self, FsfHead, FsfShape};
 use crate::model::ft::{self, FtScratch};
 use crate::model::head;
 use crate::model::{BIAS_LIMIT, L1_LIMIT, NetParams, OUT_LIMIT};
+use crate::training::config::Arch;
 use crate::training::config::TrainConfig;
+use crate::training::fsf_step::{FsfState, FtParts};
 use crate::training::optim::{AdamStep, Moments, adamw};
 use burn::tensor::Device;
 use rayon::prelude::*;
@@ -96,11 +99,16 @@ pub struct Trainer {
     factor: Option<Factoriser>,
     /// The factorised batch (reused).
     expanded: SparseBatch,
+    /// The fsf architecture's PSQT and stacks (`params` then holds its FT alone).
+    pub fsf: Option<Box<FsfState>>,
 }
 
 impl Trainer {
     /// Fresh trainer with seeded initial weights.
     pub fn new(cfg: TrainConfig, num_features: usize) -> Trainer {
+        if cfg.arch == Arch::Fsf {
+            return Trainer::new_fsf(cfg);
+        }
         let factor = factoriser(&cfg);
         let n = factor.as_ref().map_or(num_features, Factoriser::train_features);
         let mut params = NetParams::init(n, cfg.ft_size, cfg.head_size, cfg.seed);
@@ -108,6 +116,24 @@ impl Trainer {
             f.zero_groups(&mut params);
         }
         Trainer::from_state(cfg, params, None, 0, 0, Vec::new())
+    }
+
+    /// A fresh fsf-architecture trainer: FT and stacks seeded, the factoriser's rows zero,
+    /// the PSQT holding the piece values.
+    fn new_fsf(cfg: TrainConfig) -> Trainer {
+        let v = crate::data::space::rules(&cfg).expect("validated by space::resolve");
+        let layout = crate::data::space::fsf_layout(v).expect("validated by space::resolve");
+        let shape = FsfShape::new(layout);
+        let factor = shape.factoriser();
+        let rows = factor.train_features();
+        let mut params = fsf::init_ft(rows, cfg.seed);
+        factor.zero_groups(&mut params);
+        let mut head = FsfHead::init(rows, cfg.seed);
+        head.init_psqt(&shape, v);
+        let state = FsfState::new(shape, head, None);
+        let mut t = Trainer::from_state(cfg, params, None, 0, 0, Vec::new());
+        t.fsf = Some(Box::new(state));
+        t
     }
 
     /// Trainer starting from the parameters of an existing network (`--init-net`); with the
@@ -122,6 +148,13 @@ impl Trainer {
 
     /// Feature count of the model `cfg` trains over a feature space of `num_features`.
     pub fn model_features(cfg: &TrainConfig, num_features: usize) -> usize {
+        if cfg.arch == Arch::Fsf {
+            return num_features
+                + crate::data::space::rules(cfg)
+                    .ok()
+                    .and_then(|v| crate::data::space::fsf_layout(v).ok())
+                    .map_or(0, |l| l.per_king() as usize);
+        }
         factoriser(cfg).as_ref().map_or(num_features, Factoriser::train_features)
     }
 
@@ -147,6 +180,7 @@ impl Trainer {
         Trainer {
             factor,
             expanded: SparseBatch::default(),
+            fsf: None,
             cfg,
             params,
             moments,
@@ -162,15 +196,41 @@ impl Trainer {
         }
     }
 
-    /// Target blend of the configuration.
+    /// Target blend of the configuration (the fsf architecture: FSF's `score / 410` in FSF
+    /// units, whatever `scale` says).
     pub fn blend(&self) -> TargetBlend {
-        TargetBlend { lambda: self.cfg.lambda as f32, scale: self.cfg.scale as f32 }
+        let scale = match self.cfg.arch {
+            Arch::Small => self.cfg.scale as f32,
+            Arch::Fsf => fsf::TARGET_SCALE_CP,
+        };
+        TargetBlend { lambda: self.cfg.lambda as f32, scale }
+    }
+
+    fn train_fsf(&mut self, batch: &SparseBatch, lr: f64) -> f32 {
+        let Some(state) = self.fsf.as_mut() else { return 0.0 };
+        let t0 = Instant::now();
+        self.step += 1;
+        let c = &self.cfg;
+        let s = AdamStep::new(lr, c.beta1, c.beta2, c.eps, c.weight_decay, self.step);
+        let ft = FtParts {
+            params: &mut self.params,
+            moments: &mut self.moments,
+            scratch: &mut self.ft_grad,
+            active: &mut self.active,
+            x: (&mut self.x, &mut self.x_hi),
+        };
+        let loss = state.train_batch(&self.device, ft, batch, &s);
+        self.times.update += t0.elapsed().as_secs_f64();
+        loss
     }
 
     /// One optimisation step on `batch` at learning rate `lr`; returns the batch loss.
     pub fn train_batch(&mut self, batch: &SparseBatch, lr: f64) -> f32 {
         if batch.is_empty() {
             return 0.0;
+        }
+        if self.fsf.is_some() {
+            return self.train_fsf(batch, lr);
         }
         let Some(f) = self.factor.take() else {
             return self.train_plain(batch, lr);
@@ -231,6 +291,9 @@ impl Trainer {
                 chunk
                     .iter()
                     .map(|s| {
+                        if let Some(state) = &self.fsf {
+                            return state.sample_loss(&self.params, s, blend.target(s));
+                        }
                         let out = match &self.factor {
                             None => self.params.forward(&s.stm_features, &s.nstm_features),
                             Some(f) => {
@@ -253,7 +316,7 @@ impl Trainer {
 
 /// The factoriser `cfg` asks for (none for synthetic data, which has no pieces).
 fn factoriser(cfg: &TrainConfig) -> Option<Factoriser> {
-    if !cfg.factorise || cfg.synthetic.is_some() {
+    if !cfg.factorise || cfg.synthetic.is_some() || cfg.arch == Arch::Fsf {
         return None;
     }
     crate::data::space::rules(cfg).ok().map(Factoriser::new)

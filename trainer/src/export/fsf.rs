@@ -1,0 +1,79 @@
+//! Quantisation of the fsf architecture into Fairy-Stockfish's own net (FSF-NNUE.md §4.1,
+//! the scales of variant-nnue-pytorch's serialiser): FT ×127 (i16), PSQT ×9600 (i32), hidden
+//! weights ×64 (i8), hidden biases ×8128 (i32), output weights ×9600/127 (i8), output bias
+//! ×9600 (i32); rounded to nearest and saturated. The file is the engine's encoding
+//! ([`FsfNet::to_bytes`]) under FSF's name rule, `<variant>-<sha256 12>.nnue`.
+
+use crate::error::{TrainError, io_err};
+use crate::model::NetParams;
+use crate::model::fsf::{FsfHead, STACK_SIZES};
+use kage_engine::nnue::fsf::arch::{BUCKETS, L1, L1_IN, L2, L3};
+use kage_engine::nnue::fsf::{FsfLayout, FsfNet, FsfStack, net_file_name};
+use std::path::{Path, PathBuf};
+
+/// FT scale (an activation of 1.0 is 127).
+pub const FT_SCALE: f32 = 127.0;
+/// Hidden-weight scale (`2^WeightScaleBits`).
+pub const WEIGHT_SCALE: f32 = 64.0;
+/// Output scale of the stacks and the PSQT: `NNUE2SCORE · OutputScale` = 600 · 16.
+pub const OUT_SCALE: f32 = 9600.0;
+
+fn round<T: TryFrom<i64>>(x: f32, scale: f32, lo: i64, hi: i64) -> T {
+    let v = (f64::from(x) * f64::from(scale)).round() as i64;
+    T::try_from(v.clamp(lo, hi)).unwrap_or_else(|_| unreachable!("clamped into the type's range"))
+}
+
+fn i16s(v: &[f32], scale: f32) -> Vec<i16> {
+    v.iter().map(|&x| round(x, scale, i16::MIN.into(), i16::MAX.into())).collect()
+}
+
+fn i32s(v: &[f32], scale: f32) -> Vec<i32> {
+    v.iter().map(|&x| round(x, scale, i32::MIN.into(), i32::MAX.into())).collect()
+}
+
+/// Input-major `inputs × outputs` floats as FSF's `[output][input]` i8 rows (±127).
+fn i8_rows(w: &[f32], inputs: usize, outputs: usize, scale: f32) -> Vec<i8> {
+    let mut out = vec![0i8; inputs * outputs];
+    for i in 0..inputs {
+        for o in 0..outputs {
+            out[o * inputs + i] = round(w[i * outputs + o], scale, -127, 127);
+        }
+    }
+    out
+}
+
+fn stack(head: &FsfHead, b: usize) -> FsfStack {
+    let [w1, b1, w2, b2, w3, b3] = head.stack(b);
+    debug_assert_eq!(w1.len(), STACK_SIZES[0]);
+    FsfStack {
+        l1_bias: i32s(b1, FT_SCALE * WEIGHT_SCALE),
+        l1_weights: i8_rows(w1, L1_IN, L2, WEIGHT_SCALE),
+        l2_bias: i32s(b2, FT_SCALE * WEIGHT_SCALE),
+        l2_weights: i8_rows(w2, L2, L3, WEIGHT_SCALE),
+        out_bias: round(b3[0], OUT_SCALE, i32::MIN.into(), i32::MAX.into()),
+        out_weights: i8_rows(w3, L3, 1, OUT_SCALE / FT_SCALE),
+    }
+}
+
+/// The integer net of a folded float model (`ft` and `head.psqt` with real rows only).
+pub fn quantise(ft: &NetParams, head: &FsfHead, description: &str) -> FsfNet {
+    debug_assert_eq!(ft.ft_size, L1);
+    FsfNet {
+        description: description.as_bytes().to_vec(),
+        ft_bias: i16s(&ft.ft_b, FT_SCALE),
+        ft_weights: i16s(&ft.ft_w, FT_SCALE),
+        psqt: i32s(&head.psqt, OUT_SCALE),
+        stacks: (0..BUCKETS).map(|b| stack(head, b)).collect(),
+    }
+}
+
+/// Writes `net` into `dir` under FSF's name for `layout`'s variant (temp file + rename);
+/// returns the path.
+pub fn write(dir: &Path, layout: &FsfLayout, net: &FsfNet) -> Result<PathBuf, TrainError> {
+    let bad = |e: kage_engine::nnue::fsf::FsfError| TrainError::Unsupported(e.to_string());
+    net.check_shape(layout.dims()).map_err(bad)?;
+    let bytes = net.to_bytes().map_err(bad)?;
+    let path = dir.join(net_file_name(layout.variant_name(), &bytes));
+    kage_data::atomic::write_atomic(&path, &bytes).map_err(io_err(&path))?;
+    Ok(path)
+}
