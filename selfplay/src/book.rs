@@ -115,7 +115,7 @@ pub struct BookConfig {
 pub fn builtin_judge(hash_mb: usize) -> EngineSpec {
     EngineSpec {
         name: "kage".into(),
-        kind: EngineKind::Builtin { net: None, hash_mb, params: None, hce: false },
+        kind: EngineKind::Builtin { net: None, hash_mb, params: None, hce: false, nodes: None },
     }
 }
 

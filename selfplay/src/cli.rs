@@ -41,6 +41,9 @@ pub enum Cmd {
     /// Searches declared rule changes of a variant for the one that balances it: successive
     /// halving over candidates at two strength levels, audited, resumable; a ranked report.
     Rebalance(crate::rebalance_cli::RebalanceArgs),
+    /// Balance against strength: the first player's score at a ladder of players (node
+    /// budgets, nets), each player's Elo measured by matches between adjacent rungs.
+    Ladder(crate::ladder_cli::LadderArgs),
     /// Elo, interval, LOS and GSPRT LLR of given W/D/L or pentanomial counts.
     Stats(crate::match_cli::StatsArgs),
     /// kage's UCI loop on stdin/stdout (an outside engine for tests and benchmarks).

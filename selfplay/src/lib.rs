@@ -12,6 +12,7 @@
 //! * [`build`]: what built a player (git revision, program hash, UCI id), checked on resume.
 //! * [`book`]: balanced opening books, judged by kage's search and other engines.
 //! * [`bench`]: throughput, thread scaling and self-play overhead.
+//! * [`ladder`]: balance against strength: a ladder of players, their Elo from matches.
 //! * [`rebalance`]: which declared rule change balances a variant (successive halving).
 //! * [`matches`]: engine-against-engine matches with GSPRT, PGN and outside UCI engines.
 
@@ -27,6 +28,7 @@ pub mod config;
 pub mod driver;
 mod error;
 pub mod guard;
+pub mod ladder;
 pub mod matches;
 pub mod play;
 pub mod player;

@@ -4,6 +4,7 @@
 mod book_cli;
 mod cli;
 mod interrupt;
+mod ladder_cli;
 mod match_cli;
 mod rebalance_cli;
 
@@ -44,6 +45,7 @@ fn main() -> ExitCode {
         Cmd::Match(args) => run_match(&args),
         Cmd::Book(args) => book_cli::run(&args).map(|_| ExitCode::SUCCESS),
         Cmd::Rebalance(args) => rebalance_cli::run(&args),
+        Cmd::Ladder(args) => ladder_cli::run(&args),
         Cmd::Stats(args) => match_cli::run_stats(&args).map(|_| ExitCode::SUCCESS),
         Cmd::Uci => run_uci().map(|_| ExitCode::SUCCESS),
     };

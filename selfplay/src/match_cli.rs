@@ -184,6 +184,7 @@ pub fn run_stats(a: &StatsArgs) -> Result<()> {
 pub fn engine_spec(tokens: &[String], hash: usize) -> Result<EngineSpec> {
     let mut name = None;
     let (mut builtin, mut net, mut params, mut hash_mb) = (false, None, None, hash);
+    let mut nodes = None;
     let mut hce = false;
     let (mut cmd, mut args, mut dir, mut options) = (None, Vec::new(), None, Vec::new());
     for t in tokens {
@@ -204,6 +205,7 @@ pub fn engine_spec(tokens: &[String], hash: usize) -> Result<EngineSpec> {
                 _ => bail!("eval={v:?}: expected eval=hce or eval=default"),
             },
             "hash" => hash_mb = v.parse().with_context(|| format!("bad hash {v:?}"))?,
+            "nodes" => nodes = Some(v.parse().with_context(|| format!("bad nodes {v:?}"))?),
             "cmd" => cmd = Some(v.to_owned()),
             "arg" => args.push(v.to_owned()),
             "args" => args.extend(v.split_whitespace().map(str::to_owned)),
@@ -211,8 +213,8 @@ pub fn engine_spec(tokens: &[String], hash: usize) -> Result<EngineSpec> {
             _ => match k.strip_prefix("option.") {
                 Some(o) if !o.is_empty() => options.push((o.to_owned(), v.to_owned())),
                 _ => bail!(
-                    "unknown engine setting {k:?} (expected name, net, params, eval, hash, cmd, \
-                     arg, args, dir or option.NAME)"
+                    "unknown engine setting {k:?} (expected name, net, params, eval, hash, nodes, \
+                     cmd, arg, args, dir or option.NAME)"
                 ),
             },
         }
@@ -221,7 +223,9 @@ pub fn engine_spec(tokens: &[String], hash: usize) -> Result<EngineSpec> {
         (true, Some(_)) => bail!("an engine is either `builtin` or `cmd=...`, not both"),
         (true, None) => {
             if !options.is_empty() || !args.is_empty() || dir.is_some() {
-                bail!("the builtin engine takes only net=, params=, eval=, hash= and name=");
+                bail!(
+                    "the builtin engine takes only net=, params=, eval=, hash=, nodes= and name="
+                );
             }
             if net.is_some() && params.is_some() {
                 bail!("give the builtin engine net= or params=, not both");
@@ -229,9 +233,14 @@ pub fn engine_spec(tokens: &[String], hash: usize) -> Result<EngineSpec> {
             if net.is_some() && hce {
                 bail!("give the builtin engine net= or eval=hce, not both");
             }
-            EngineKind::Builtin { net, hash_mb, params, hce }
+            EngineKind::Builtin { net, hash_mb, params, hce, nodes }
         }
         (false, Some(cmd)) => {
+            if nodes.is_some() {
+                bail!(
+                    "nodes= is for the builtin engine; an outside engine plays the match's limit"
+                );
+            }
             if net.is_some() || params.is_some() || hce {
                 bail!(
                     "net= is for the builtin engine; give an outside engine its network with option.EvalFile=FILE"

@@ -73,6 +73,10 @@ pub enum EngineKind {
         /// The hand-crafted evaluation (`eval=hce`) instead of the variant's default.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         hce: bool,
+        /// Nodes per move for this engine in place of the match's node limit (a ladder's
+        /// rungs: players of two budgets in one match; the limit's jitter still applies).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        nodes: Option<u64>,
     },
     /// An outside UCI engine.
     Uci(UciSpec),

@@ -94,6 +94,8 @@ pub struct GameSettings {
     pub hang: Duration,
     /// Player names, first engine first.
     pub names: [String; 2],
+    /// Each engine's own nodes per move in place of the limit's (first engine first).
+    pub nodes: [Option<u64>; 2],
     /// Score-based resignation and draws (on the engines' reported scores; its `max_plies`
     /// is not used: see `max_plies` above).
     pub adjudication: Adjudication,
@@ -221,6 +223,7 @@ pub fn play(
         let stm = game.position().side_to_move();
         let (limit, wait) = match s.limit {
             LimitSpec::Nodes { nodes, jitter } => {
+                let nodes = s.nodes[idx(stm)].unwrap_or(nodes);
                 let f = if jitter > 0.0 { crate::play::jitter_factor(jitter, rng) } else { 1.0 };
                 (MoveLimit::Nodes(((nodes as f64 * f).round() as u64).max(1)), s.hang)
             }

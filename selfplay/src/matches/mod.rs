@@ -144,10 +144,31 @@ impl MatchConfig {
                 e.name
             )));
         }
+        for e in &self.engines {
+            if let EngineKind::Builtin { nodes: Some(n), .. } = e.kind {
+                if !matches!(self.limit, LimitSpec::Nodes { .. }) {
+                    return Err(bad(format!(
+                        "engine {:?}: nodes= needs a node limit for the match (--nodes)",
+                        e.name
+                    )));
+                }
+                LimitSpec::Nodes { nodes: n, jitter: 0.0 }
+                    .validate()
+                    .map_err(|m| bad(format!("engine {:?}: {m}", e.name)))?;
+            }
+        }
         if self.max_plies == 0 || self.max_plies > u32::from(u16::MAX) {
             return Err(bad(format!("ply cap {} is outside 1..={}", self.max_plies, u16::MAX)));
         }
         Ok(self)
+    }
+
+    /// Each engine's own node budget, where it has one (first engine first).
+    pub fn engine_nodes(&self) -> [Option<u64>; 2] {
+        [0, 1].map(|i| match self.engines[i].kind {
+            EngineKind::Builtin { nodes, .. } => nodes,
+            EngineKind::Uci(_) => None,
+        })
     }
 
     /// Pairs to play at most.

@@ -284,6 +284,7 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
         max_plies: cfg.max_plies,
         hang: cfg.hang,
         names: [cfg.engines[0].name.clone(), cfg.engines[1].name.clone()],
+        nodes: cfg.engine_nodes(),
         adjudication: cfg.adjudication,
     };
     let sh = Shared {

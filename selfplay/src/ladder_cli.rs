@@ -1,0 +1,148 @@
+//! `kage-selfplay ladder`: options and their translation into a [`Ladder`].
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use kage_selfplay::config::{Openings, PlayerKind};
+use kage_selfplay::ladder::{self, Control, Ladder, Outcome, Rung, Settings};
+use kage_selfplay::matches::{OpeningSpec, Order};
+
+use crate::cli::{EvalChoice, GameArgs, threads};
+
+#[derive(Args)]
+pub struct LadderArgs {
+    /// Built-in variant (shinobiplus, shinobi, gorogoroplus, minishogi).
+    #[arg(long, required_unless_present = "variant_file")]
+    pub variant: Option<String>,
+    /// A user variant written as a spec file (as `generate --variant-file`).
+    #[arg(long, value_name = "FILE")]
+    pub variant_file: Option<PathBuf>,
+    /// A player, weakest first (repeatable, two at least): `nodes=N[,net=FILE|,eval=hce]
+    /// [,name=NAME]` (without net= or eval=hce: the variant's shipped network).
+    #[arg(long = "rung", required = true, value_name = "SPEC")]
+    pub rungs: Vec<String>,
+    /// Self-play games per rung (the balance figure).
+    #[arg(long, default_value_t = 200)]
+    pub games: u64,
+    /// Games of each match between adjacent rungs (whole pairs, sides swapped).
+    #[arg(long, default_value_t = 200)]
+    pub match_games: u64,
+    /// Match openings from a book (`kage-selfplay book`) instead of the self-play openings
+    /// (--opening-*, MultiPV within the margin).
+    #[arg(long, value_name = "FILE")]
+    pub openings: Option<PathBuf>,
+    /// Adjudicated games audited per rung (0: none; only where adjudication is on).
+    #[arg(long, default_value_t = 50)]
+    pub audit_sample: usize,
+    /// Output directory (resumable: rerun the same command to continue).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Games per batch file of the self-play runs.
+    #[arg(long, default_value_t = 8)]
+    pub batch_size: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Stops after this many steps (rerun to continue).
+    #[arg(long, value_name = "N")]
+    pub max_steps: Option<usize>,
+    /// No progress lines.
+    #[arg(long)]
+    pub quiet: bool,
+    /// When stderr is not a terminal: a progress line every S seconds.
+    #[arg(long, default_value_t = 30.0)]
+    pub progress_secs: f64,
+    #[command(flatten)]
+    pub game: GameArgs,
+}
+
+impl LadderArgs {
+    fn ladder(&self) -> Result<Ladder> {
+        let g = &self.game;
+        if g.nodes.is_some() || g.depth.is_some() || !g.net.is_empty() || g.eval == EvalChoice::Hce
+        {
+            bail!("the rungs name the players: give nodes=, net= and eval=hce in each --rung");
+        }
+        if g.player != PlayerKind::Search {
+            bail!("a ladder's players search (--player search)");
+        }
+        let user = crate::cli::user_variant(self.variant.as_deref(), self.variant_file.as_deref())?;
+        let (variant, spec) = match user {
+            Some((name, text)) => (name, Some(text)),
+            None => {
+                let v = self.variant.as_deref().context("give --variant or --variant-file")?;
+                (crate::cli::variant_list(v)?.remove(0), None)
+            }
+        };
+        if variant == "all" {
+            bail!("a ladder plays one variant");
+        }
+        let mut template = g.config_for(&variant, self.games, self.batch_size, spec.as_deref())?;
+        template.net = None;
+        let rungs = self.rungs.iter().map(|r| Rung::parse(r)).collect::<Result<Vec<_>, _>>()?;
+        let match_openings = match &self.openings {
+            Some(p) => {
+                let bytes = kage_engine::util::read::read_capped(
+                    p,
+                    kage_selfplay::matches::openings::CAP,
+                    "opening file",
+                )
+                .context("cannot read opening file")?;
+                OpeningSpec::File {
+                    path: p.display().to_string(),
+                    hash: kage_selfplay::player::file_hash(&bytes),
+                    order: Order::Random,
+                }
+            }
+            None => OpeningSpec::Random {
+                openings: Openings {
+                    multipv: template.openings.multipv.max(1),
+                    ..template.openings
+                },
+                nodes: ladder::OPENING_NODES,
+            },
+        };
+        let settings = Settings {
+            tool: kage_selfplay::run::created_by(),
+            rungs,
+            template,
+            match_games: self.match_games,
+            match_openings,
+            audit_sample: self.audit_sample,
+        }
+        .validated()?;
+        Ok(Ladder { settings, out: self.out.clone() })
+    }
+}
+
+/// Runs `kage-selfplay ladder`.
+pub fn run(args: &LadderArgs) -> Result<ExitCode> {
+    let ladder = args.ladder()?;
+    let stop = crate::interrupt::install("finishing the work in flight")?;
+    let ctl = Control {
+        threads: threads(args.threads),
+        progress: !args.quiet,
+        progress_every: std::time::Duration::try_from_secs_f64(args.progress_secs)
+            .map_err(|_| anyhow::anyhow!("--progress-secs must be a number of seconds >= 0"))?,
+        stop: &stop,
+        max_steps: args.max_steps,
+    };
+    let out = args.out.display();
+    match ladder.run(&ctl)? {
+        Outcome::Done(rep) => {
+            print!("{}", ladder::report::text(&rep));
+            println!(
+                "report: {out}/report.txt, {out}/report.json, {out}/report.html, {out}/elo.svg"
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Outcome::Interrupted { pending } => {
+            println!(
+                "{out}: stopped with {pending} step(s) pending; rerun the same command to continue"
+            );
+            Ok(ExitCode::from(130))
+        }
+    }
+}
