@@ -6,6 +6,7 @@ mod compile;
 mod describe;
 mod error;
 mod fsf;
+pub mod fsf_ini;
 mod limits;
 mod spec;
 
@@ -13,6 +14,7 @@ pub use betza::BetzaError;
 pub use compile::{Direction, KindInfo, RepetitionVerdict, Variant};
 pub use error::SpecError;
 pub use fsf::FsfPieceTypes;
+pub use fsf_ini::{FsfIniError, FsfIniFile};
 pub use limits::{MAX_MATERIAL, MAX_NAME_LEN, MAX_PIECE_VALUE, MAX_PIECES, is_valid_name};
 pub use spec::{FsfNnueSpec, PieceSpec, VariantSpec};
 

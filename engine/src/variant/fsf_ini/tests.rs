@@ -1,0 +1,248 @@
+//! Tests of the FSF variants.ini reader: the INI dialect, inheritance, regions, custom pieces,
+//! refused keys, mangled input, and the four kage variants read from FSF's own sections.
+
+use super::*;
+use crate::perft::perft;
+use crate::{Position, VariantId};
+
+const FIXTURE: &str = include_str!("../../../tests/fixtures/fsf_sample.ini");
+
+/// FSF's own sections of the three kage variants it ships (variants.ini, commit c19b5f6c).
+const FSF_SECTIONS: &str = r#"
+[shinobi:chess]
+variantTemplate = shogi
+pieceToCharTable = PNBRQ.DJMLH.....CKpnbrq.djmlh.....ck
+pocketSize = 8
+commoner = c
+bers = d
+archbishop = j
+fers = m
+shogiKnight = h
+lance = l
+promotionRegionWhite = *7 *8
+promotionRegionBlack = *2 *1
+promotionPieceTypes = -
+promotedPieceType = p:c m:b h:n l:r
+mandatoryPiecePromotion = true
+stalemateValue = loss
+perpetualCheckIllegal = true
+startFen = rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/LH1CK1HL[LHMMDJ] w kq - 0 1
+pieceDrops = true
+dropRegionWhite = *1 *2 *3 *4
+dropRegionBlack = *5 *6 *7 *8
+immobilityIllegal = true
+flagPiece = k
+flagRegionWhite = *8
+flagRegionBlack = *1
+
+[gorogoroplus:gorogoro]
+startFen = sgkgs/5/1ppp1/1PPP1/5/SGKGS[LNln] w 0 1
+lance = l
+shogiKnight = n
+promotedPieceType = l:g n:g
+pieceToCharTable = P....SLN.G.+....+Kp....sln.g.+....+k
+
+[shinobiplus:crazyhouse]
+pieceToCharTable = -
+commoner = c
+bers = d
+dragonHorse = f
+archbishop = j
+fers = m
+shogiKnight = h
+lance = l
+promotionRegionWhite = *7 *8
+promotionRegionBlack = *1 *2 *3
+promotionPieceTypes = -
+promotedPieceType = p:c m:b h:n l:r
+mandatoryPiecePromotion = true
+stalemateValue = loss
+nFoldRule = 4
+perpetualCheckIllegal = true
+startFen = rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/4K3[JDFCLHM] w kq - 0 1
+capturesToHand = false
+dropRegionWhite = *1 *2 *3 *4
+immobilityIllegal = true
+flagPiece = k
+flagRegionWhite = *8
+flagRegionBlack = *1
+
+[minishogi2:minishogi]
+"#;
+
+fn fixture() -> FsfIniFile {
+    FsfIniFile::parse(FIXTURE).expect("fixture parses")
+}
+
+#[test]
+fn sections_parents_and_comments() {
+    let f = fixture();
+    assert_eq!(f.names(), ["tinyshogi", "tinyshogi-zones", "fairy5", "wrapped"]);
+    let s = f.ini().section("tinyshogi").expect("section");
+    assert_eq!(s.parent.as_deref(), Some("minishogi"));
+    assert_eq!(s.get("lance").map(|e| e.value.as_str()), Some("l"));
+    assert!(s.entries.iter().all(|e| !e.key.starts_with('#')));
+}
+
+#[test]
+fn inheritance_from_a_builtin_and_from_the_file() {
+    let f = fixture();
+    let spec = f.spec("tinyshogi").expect("tinyshogi");
+    // From minishogi: drops, nifu, pawn-drop mate; its own lance; nFoldValue overridden.
+    assert!(spec.captures_to_hand);
+    assert_eq!(spec.repetition.verdict, "draw");
+    assert_eq!(spec.hand_order, "GLPSRB");
+    let lance = spec.pieces.iter().find(|p| p.letter == "L").expect("lance");
+    assert_eq!((lance.betza.as_str(), lance.promotes_to.as_deref()), ("fR", Some("+L")));
+    let child = f.spec("tinyshogi-zones").expect("child");
+    assert_eq!(child.zones.promotion_white, [4, 5]);
+    assert_eq!(child.zones.promotion_black, [1, 2]);
+    assert_eq!(child.hand_order, spec.hand_order);
+}
+
+#[test]
+fn custom_pieces_become_kage_betza() {
+    let f = fixture();
+    let spec = f.spec("fairy5").expect("fairy5");
+    let betza = |l: &str| spec.pieces.iter().find(|p| p.letter == l).map(|p| p.betza.clone());
+    let v = f.variant("fairy5").expect("compiles");
+    assert_eq!(v.width, 5);
+    assert!(betza("A").is_some_and(|b| b.contains('D')));
+    assert!(betza("W").is_some_and(|b| b.contains("mW") || b.contains("fmW")));
+    assert!(f.variant("wrapped").is_ok(), "default-valued unsupported keys are accepted");
+}
+
+#[test]
+fn regions() {
+    use super::region::Region;
+    let r = Region::parse("*7 *8").expect("ranks");
+    assert_eq!(r.ranks(8, 8), Some(vec![7, 8]));
+    let sq = Region::parse("a1 b1 c1 d1 e1").expect("squares");
+    assert_eq!(sq.ranks(5, 5), Some(vec![1]));
+    assert_eq!(sq.ranks(8, 8), None, "part of a rank");
+    assert_eq!(Region::parse("a* -").expect("file").ranks(1, 3), Some(vec![1, 2, 3]));
+    for bad in ["*0", "*11", "z1", "a", "**", "a99"] {
+        assert!(Region::parse(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn unsupported_keys_are_named() {
+    for (text, key) in [
+        ("[x:minishogi]\nmustCapture = true\n", "mustCapture"),
+        ("[x:chess]\n", "promotionPieceTypes"),
+        ("[x:minishogi]\nextinctionValue = loss\n", "extinctionValue"),
+        ("[x:minishogi]\nmaxFile = 9\n", "maxFile"),
+        (
+            "[x:minishogi]\ncustomPiece1 = a:pR\nstartFen = rbsgk/4p/5/P4/KGSBR[Aa] w 0 1\n",
+            "customPiece1",
+        ),
+        ("[x:minishogi]\nnFoldValue = win\n", "nFoldValue"),
+        ("[x:minishogi]\nflagPiece = s\nflagRegionWhite = *5\n", "flagPiece"),
+        ("[x:minishogi]\npromotionRegionWhite = a5 b5\n", "promotionRegionWhite"),
+    ] {
+        let f = FsfIniFile::parse(text).expect("parses");
+        let e = f.spec_text("x").expect_err(key);
+        assert_eq!(e.key(), Some(key), "{text}: {e}");
+        assert!(e.to_string().contains(key), "{e}");
+    }
+    let e = FsfIniFile::parse("[x:minishogi]\nnotAKey = 1\n").expect("parses").spec_text("x");
+    assert!(matches!(e, Err(FsfIniError::UnknownKey { ref key, .. }) if key == "notAKey"));
+}
+
+#[test]
+fn mangled_files_are_errors_not_panics() {
+    let base = FSF_SECTIONS;
+    let mut cases: Vec<String> = vec![
+        "key = value\n".into(),
+        "[unclosed\n".into(),
+        "[a]\n[a]\n".into(),
+        "[a:nowhere]\n".into(),
+        "[a:a]\n".into(),
+        "[a]\nno equals sign\n".into(),
+        "[a:minishogi]\nmaxRank = 0\n".into(),
+        "[a:minishogi]\npromotedPieceType = p:\n".into(),
+        "[a:minishogi]\npromotedPieceType = q:g\n".into(),
+        "[a:minishogi]\nstartFen = \n".into(),
+        "[a:minishogi]\nstartFen = xyz[\n".into(),
+        "[a:minishogi]\ncustomPiece1 = z\n".into(),
+        "[a:minishogi]\ncustomPiece1 = z:\u{e9}\u{e9}\n".into(),
+        "[a:minishogi]\nking = -\n".into(),
+        "[a:minishogi]\nshogiPawn = -\n".into(),
+        "\u{0}[\u{0}]\n".into(),
+    ];
+    for cut in (0..base.len()).step_by(97) {
+        if base.is_char_boundary(cut) {
+            cases.push(base[..cut].to_string());
+        }
+    }
+    for text in &cases {
+        if let Ok(f) = FsfIniFile::parse(text) {
+            for n in f.names().iter().chain(["a".to_string()].iter()) {
+                let _ = f.variant(n);
+            }
+        }
+    }
+}
+
+/// perft of every position (up to `max` positions, depths up to 2) of kage's reference file for
+/// `id`, with the variant read from FSF's section `section`.
+fn same_perft(section: &str, id: VariantId, max: usize) {
+    let f = FsfIniFile::parse(FSF_SECTIONS).expect("FSF sections parse");
+    let ours = f.variant(section).expect("FSF section compiles");
+    let theirs = Variant::builtin(id);
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/reference/");
+    let text =
+        std::fs::read_to_string(format!("{path}perft_{}.jsonl", id.name())).expect("reference");
+    for line in text.lines().filter(|l| !l.trim().is_empty()).take(max) {
+        let fen = line.split("\"fen\": \"").nth(1).and_then(|r| r.split('"').next()).expect("fen");
+        let a = Position::from_fen(ours, fen).expect("FEN in the FSF-read variant");
+        let b = Position::from_fen(theirs, fen).expect("FEN in kage's variant");
+        assert_eq!(a.to_fen(), fen, "FEN round trip");
+        for d in 1..=2 {
+            assert_eq!(perft(&a, d), perft(&b, d), "{section} {fen} depth {d}");
+        }
+    }
+    let kage_spec = VariantSpec::parse(id_spec(id)).expect("kage spec");
+    let d = rule_differences(&f.spec(section).expect("spec"), &kage_spec);
+    assert!(d.is_empty(), "{section}: {d:?}");
+}
+
+fn id_spec(id: VariantId) -> &'static str {
+    match id {
+        VariantId::ShinobiPlus => {
+            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/variants/shinobiplus.toml"))
+        }
+        VariantId::Shinobi => {
+            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/variants/shinobi.toml"))
+        }
+        VariantId::GorogoroPlus => {
+            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/variants/gorogoroplus.toml"))
+        }
+        VariantId::Minishogi => {
+            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/variants/minishogi.toml"))
+        }
+    }
+}
+
+#[test]
+fn shinobiplus_from_fsf_plays_as_kage() {
+    same_perft("shinobiplus", VariantId::ShinobiPlus, 40);
+}
+
+#[test]
+fn shinobi_from_fsf_plays_as_kage() {
+    same_perft("shinobi", VariantId::Shinobi, 40);
+}
+
+#[test]
+fn gorogoroplus_from_fsf_plays_as_kage() {
+    same_perft("gorogoroplus", VariantId::GorogoroPlus, 40);
+}
+
+#[test]
+fn minishogi_builtin_plays_as_kage() {
+    same_perft("minishogi2", VariantId::Minishogi, 40);
+    let f = FsfIniFile::parse("").expect("empty file");
+    assert!(f.variant("minishogi").is_ok(), "built-ins are asked for by name");
+}
