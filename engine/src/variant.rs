@@ -9,6 +9,7 @@ mod fsf;
 pub mod fsf_ini;
 mod limits;
 mod spec;
+mod user_file;
 
 pub use betza::BetzaError;
 pub use compile::{Direction, KindInfo, RepetitionVerdict, Variant};
@@ -17,6 +18,9 @@ pub use fsf::FsfPieceTypes;
 pub use fsf_ini::{FsfIniError, FsfIniFile};
 pub use limits::{MAX_MATERIAL, MAX_NAME_LEN, MAX_PIECE_VALUE, MAX_PIECES, is_valid_name};
 pub use spec::{FsfNnueSpec, PieceSpec, VariantSpec};
+pub use user_file::{
+    FileFormat, NamedVariant, UserVariant, file_format, read_user_variant, read_user_variants,
+};
 
 use std::sync::OnceLock;
 
@@ -53,7 +57,7 @@ impl VariantId {
         VariantId::ALL.into_iter().find(|v| v.name() == name)
     }
 
-    fn spec_text(self) -> &'static str {
+    pub(crate) fn spec_text(self) -> &'static str {
         match self {
             VariantId::ShinobiPlus => include_str!("../variants/shinobiplus.toml"),
             VariantId::Shinobi => include_str!("../variants/shinobi.toml"),
@@ -134,9 +138,20 @@ impl Variant {
     }
 
     /// [`Variant::from_spec_file`] for a variant the user defines (see
-    /// [`Variant::from_user_spec_text`]).
+    /// [`Variant::from_user_spec_text`]); a Fairy-Stockfish `variants.ini` file too, when it
+    /// defines one variant ([`Variant::from_user_file`]).
     pub fn from_user_spec_file(path: &std::path::Path) -> Result<&'static Variant, SpecError> {
-        Variant::from_user_spec_text(&read_spec(path)?)
+        Variant::from_user_file(path, None)
+    }
+
+    /// The variant of a user variant file, kage TOML spec or Fairy-Stockfish `variants.ini`:
+    /// for an `.ini` file, its section `name` (needed when it has several); a section named
+    /// like a built-in variant and playing its game is the built-in (see [`read_user_variant`]).
+    pub fn from_user_file(
+        path: &std::path::Path,
+        name: Option<&str>,
+    ) -> Result<&'static Variant, SpecError> {
+        Ok(read_user_variant(path, name)?.variant)
     }
 
     /// The variant a command means by `name` (`--variant`) given the user variant `user`
@@ -162,7 +177,7 @@ impl Variant {
 
 /// The text of a spec file, read at most [`MAX_SPEC_BYTES`] of it (the caller names the
 /// file: `variant file <path>: ...`).
-fn read_spec(path: &std::path::Path) -> Result<String, SpecError> {
+pub fn read_spec(path: &std::path::Path) -> Result<String, SpecError> {
     use std::io::Read;
     let io = |e: std::io::Error| SpecError::Io(e.to_string());
     let file = std::fs::File::open(path).map_err(io)?;

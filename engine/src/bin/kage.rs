@@ -10,6 +10,8 @@ use kage_engine::util::cpu_time::Stopwatch;
 use kage_engine::{Game, Position, Variant, VariantId};
 use std::path::PathBuf;
 
+#[path = "kage/check.rs"]
+mod check;
 #[path = "kage/fsf_net.rs"]
 mod fsf_net;
 
@@ -20,7 +22,8 @@ mod fsf_net;
     about = "kage: engine for Shinobi+, Shinobi, Gorogoro+ and Minishogi"
 )]
 struct Cli {
-    /// Play a variant written as a spec file (TOML) instead of a built-in one.
+    /// Play a variant written as a spec file instead of a built-in one: a kage TOML spec, or a
+    /// Fairy-Stockfish `variants.ini` file (its section chosen by `--variant`).
     #[arg(long, global = true, value_name = "FILE")]
     variant_file: Option<PathBuf>,
     /// Evaluation: `default` (the variant's shipped network where it has one, else the
@@ -39,14 +42,26 @@ enum EvalChoice {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Speak UCI on stdin/stdout (the default).
-    Uci,
+    /// Speak UCI on stdin/stdout (the default). With an FSF `variants.ini` file, UCI_Variant
+    /// offers its sections that kage can play.
+    Uci {
+        /// The variant to start with (default: the --variant-file variant, else shinobiplus;
+        /// for an .ini file, its first playable section).
+        #[arg(long)]
+        variant: Option<String>,
+    },
     /// Count leaf nodes of the legal move tree, per root move.
     Perft(PerftArgs),
     /// One JSON line: FEN, sorted legal moves, check and game verdict after the moves.
     Rules(PositionArgs),
-    /// Check a variant spec file and print a summary.
-    Check { file: PathBuf },
+    /// Check a variant file and print a summary: a kage TOML spec, or a Fairy-Stockfish
+    /// `variants.ini` file (each section: OK, or the key kage refuses and why).
+    Check {
+        file: PathBuf,
+        /// Only this section of an .ini file.
+        #[arg(long)]
+        variant: Option<String>,
+    },
     /// The rules a variant compiles to, as Markdown (the tables in docs/RULES.md).
     Describe {
         /// shinobiplus, shinobi, gorogoroplus, minishogi, or the name in --variant-file
@@ -110,13 +125,44 @@ fn main() {
     }
 }
 
+/// The `--variant-file` variant: for an FSF `.ini` file, its section named by the command's
+/// `--variant` (uci: the first playable section without one).
 fn custom_variant(cli: &Cli) -> Result<Option<&'static Variant>> {
-    match &cli.variant_file {
-        Some(f) => Ok(Some(
-            Variant::from_user_spec_file(f)
-                .with_context(|| format!("variant file {}", f.display()))?,
-        )),
-        None => Ok(None),
+    let Some(f) = &cli.variant_file else { return Ok(None) };
+    let context = || format!("variant file {}", f.display());
+    let name = cli.command.as_ref().and_then(Command::variant_name);
+    if name.is_none() && matches!(cli.command, None | Some(Command::Uci { .. })) {
+        return Ok(Some(uci_variants(f).with_context(context)?[0]));
+    }
+    Ok(Some(Variant::from_user_file(f, name).with_context(context)?))
+}
+
+/// The playable variants of a variant file, in file order (refused ones reported on stderr);
+/// an error when none is.
+fn uci_variants(f: &std::path::Path) -> Result<Vec<&'static Variant>> {
+    let mut ok = Vec::new();
+    for (name, v) in kage_engine::variant::read_user_variants(f)? {
+        match v {
+            Ok(u) => ok.push(u.variant),
+            Err(e) => eprintln!("info: variant {name} not offered: {e}"),
+        }
+    }
+    if ok.is_empty() {
+        bail!("no variant of the file is playable by kage");
+    }
+    Ok(ok)
+}
+
+impl Command {
+    /// The variant the command names (`--variant`).
+    fn variant_name(&self) -> Option<&str> {
+        match self {
+            Command::Uci { variant } | Command::Describe { variant } => variant.as_deref(),
+            Command::Perft(a) => a.pos.variant.as_deref(),
+            Command::Rules(a) => a.variant.as_deref(),
+            Command::FsfNet(c) => c.variant_name(),
+            Command::Check { .. } | Command::Bench { .. } => None,
+        }
     }
 }
 
@@ -134,7 +180,7 @@ fn game_from(args: &PositionArgs, custom: Option<&'static Variant>) -> Result<Ga
 fn run(cli: Cli) -> Result<()> {
     let custom = custom_variant(&cli)?;
     match cli.command {
-        None | Some(Command::Uci) => run_uci(custom, cli.eval),
+        None | Some(Command::Uci { .. }) => run_uci(custom, cli.eval),
         Some(Command::Perft(a)) => {
             let game = game_from(&a.pos, custom)?;
             let stdout = std::io::stdout();
@@ -151,22 +197,7 @@ fn run(cli: Cli) -> Result<()> {
             print!("{}", resolve(variant.as_deref(), custom)?.describe_markdown());
             Ok(())
         }
-        Some(Command::Check { file }) => {
-            let v = Variant::from_spec_file(&file)
-                .with_context(|| format!("variant file {}", file.display()))?;
-            let start = Position::from_fen(v, &v.start_fen)
-                .with_context(|| format!("start_fen of {}", file.display()))?;
-            let kinds: Vec<String> = v.kinds.iter().map(|k| k.symbol()).collect();
-            println!(
-                "ok: {} ({}x{}), pieces {}, {} legal moves from the start",
-                v.name,
-                v.width,
-                v.height,
-                kinds.join(" "),
-                start.count_legal()
-            );
-            Ok(())
-        }
+        Some(Command::Check { file, variant }) => check::run(&file, variant.as_deref()),
         Some(Command::Bench { what, depth, games, variant, net }) => match what.as_str() {
             "perft" => bench_perft(),
             "search" => {

@@ -134,4 +134,40 @@ pub enum SpecError {
         /// The spec's name.
         spec: String,
     },
+    /// A Fairy-Stockfish variant file, or the section asked for, cannot be read.
+    #[error("{0}")]
+    FsfIni(#[from] super::fsf_ini::FsfIniError),
+    /// The variant asked for is not a section of the FSF variant file.
+    #[error(
+        "no variant '{name}' in the Fairy-Stockfish variant file (its sections: {sections}); \
+         choose one with --variant"
+    )]
+    NoSection {
+        /// The name asked for.
+        name: String,
+        /// The file's sections.
+        sections: String,
+    },
+    /// An FSF variant file with several sections and no variant name.
+    #[error(
+        "the Fairy-Stockfish variant file defines {count} variants ({sections}): choose one with \
+         --variant"
+    )]
+    ChooseSection {
+        /// How many sections.
+        count: usize,
+        /// The file's sections.
+        sections: String,
+    },
+    /// An FSF section named like a built-in variant whose rules differ from it.
+    #[error(
+        "[{name}]: named like kage's built-in variant but plays another game ({differences}); \
+         rename the section"
+    )]
+    BuiltinDiffers {
+        /// The name.
+        name: String,
+        /// The rule differences.
+        differences: String,
+    },
 }

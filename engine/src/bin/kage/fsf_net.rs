@@ -47,6 +47,17 @@ pub enum FsfNetCommand {
     },
 }
 
+impl FsfNetCommand {
+    /// The variant the command names (`--variant`).
+    pub fn variant_name(&self) -> Option<&str> {
+        match self {
+            FsfNetCommand::Random { variant, .. }
+            | FsfNetCommand::Inspect { variant, .. }
+            | FsfNetCommand::Eval { variant, .. } => variant.as_deref(),
+        }
+    }
+}
+
 /// The variant named, else the custom one, else the built-in variant `bytes` fit by size.
 fn variant_for(
     name: Option<&str>,
