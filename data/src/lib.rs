@@ -46,6 +46,7 @@ pub mod stats;
 pub mod svg;
 pub mod synth;
 pub mod variant;
+pub mod wdl;
 mod writer;
 
 pub use atomic::tmp_path;

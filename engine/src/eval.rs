@@ -7,6 +7,7 @@ pub mod hce_features;
 pub mod hce_terms;
 pub mod nnue_eval;
 pub mod params;
+pub mod wdl;
 
 pub use hce::Hce;
 pub use params::{EvalParams, MAX_PARAM, ParamsError};
@@ -59,6 +60,21 @@ impl Evaluator {
         match self {
             Evaluator::Nnue(net) if net.check_variant(variant).is_ok() => Some(net),
             Evaluator::Default => crate::nnue::shipped_net(variant),
+            _ => None,
+        }
+    }
+
+    /// The score scale of searching `variant` with this evaluator ([`wdl`]): fitted for the
+    /// hand-crafted evaluation's built-in parameters and for each shipped net; `None` (the raw
+    /// scale) for parameters from a file, other nets and FSF-format nets.
+    pub fn wdl_for(&self, variant: &Variant) -> Option<&'static wdl::WdlModel> {
+        match (self, self.network_for(variant)) {
+            (Evaluator::Default | Evaluator::Nnue(_), Some(net)) => {
+                wdl::net_model(&variant.name, &net.header().run_id)
+            }
+            (Evaluator::Default | Evaluator::HandCrafted, None) => wdl::hce_model(&variant.name),
+            (Evaluator::Nnue(_), None) => wdl::hce_model(&variant.name),
+            (Evaluator::Fsf(net), _) if !net.fits(variant) => wdl::hce_model(&variant.name),
             _ => None,
         }
     }

@@ -7,7 +7,7 @@ mod options;
 mod stdio;
 mod worker;
 
-pub use go::{GoError, bestmove_line, info_line, parse_go};
+pub use go::{GoError, ScoreView, bestmove_line, info_line, parse_go};
 pub use options::{DEFAULT_HASH_MB, EvalFileError, MAX_HASH_MB, MAX_MULTIPV, load_net};
 pub use stdio::{MAX_LINE, read_line, run_stdio, run_stdio_session};
 pub use worker::SharedOut;
@@ -37,6 +37,9 @@ pub struct Uci {
     eval_fit_said: bool,
     /// `Use NNUE`: false selects the hand-crafted evaluation whatever `EvalFile` says.
     use_nnue: bool,
+    /// Whether a raw (unnormalised) score scale has been reported since the evaluation or the
+    /// variant changed.
+    scale_said: bool,
 }
 
 impl Uci {
@@ -52,6 +55,7 @@ impl Uci {
             net: None,
             eval_fit_said: false,
             use_nnue: true,
+            scale_said: false,
         }
     }
 
@@ -146,6 +150,7 @@ impl Uci {
                 self.report_eval_fit(out)?;
                 match self.go_position(out)? {
                     Some(game) => {
+                        self.report_scale(&game, out)?;
                         out.flush()?;
                         self.worker.go(game, limits);
                     }
@@ -183,6 +188,7 @@ impl Uci {
         writeln!(out, "option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}")?;
         writeln!(out, "option name Use NNUE type check default true")?;
         writeln!(out, "option name EvalFile type string default <empty>")?;
+        writeln!(out, "option name UCI_ShowWDL type check default false")?;
         writeln!(out, "uciok")
     }
 

@@ -9,6 +9,7 @@ mod repair;
 mod shuffle;
 mod stats;
 mod validate;
+mod wdl;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -44,6 +45,15 @@ pub enum ExportFormat {
     Pgn,
     /// Fairy-Stockfish `.bin` training data (positions only).
     FsfBin,
+}
+
+/// What `kage-data fit-wdl --by` groups positions by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ByArg {
+    /// Plies from the start, in groups of 20.
+    Ply,
+    /// Pieces on the board.
+    Material,
 }
 
 #[derive(Subcommand)]
@@ -154,6 +164,28 @@ enum Cmd {
         /// The damaged file.
         file: PathBuf,
     },
+    /// Fits the engine's WDL model (win/draw/loss against search score) to self-play
+    /// positions and prints it as the TOML the engine reads (engine/src/eval/wdl.rs).
+    FitWdl {
+        /// The data was made with this kage net (its run id is recorded).
+        #[arg(long, required_unless_present = "hce", conflicts_with = "hce")]
+        net: Option<PathBuf>,
+        /// The data was made with the hand-crafted evaluation.
+        #[arg(long)]
+        hce: bool,
+        /// Also fit per group of positions (written as `[[bucket]]` tables).
+        #[arg(long, value_enum)]
+        by: Option<ByArg>,
+        /// Also write the parameters to this file.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Fit the rest when an input has damaged chunks (they are dropped).
+        #[arg(long)]
+        allow_damaged: bool,
+        /// Position files (one variant).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
     /// Writes synthetic positions to a temporary file and times writing and reading.
     Bench {
         /// Number of positions.
@@ -193,6 +225,14 @@ fn main() -> ExitCode {
             fsf::import(&variant, &out, &files, allow_damaged)
         }
         Cmd::Repair { out, file } => repair::run(&out, &file),
+        Cmd::FitWdl { net, hce: _, by, out, allow_damaged, files } => {
+            let by = by.map(|b| match b {
+                ByArg::Ply => kage_data::wdl::Bucketing::Ply,
+                ByArg::Material => kage_data::wdl::Bucketing::Material,
+            });
+            let what = net.map_or(wdl::Fitted::Hce, wdl::Fitted::Net);
+            wdl::run(&files, by, &what, out.as_deref(), allow_damaged)
+        }
         Cmd::Bench { positions, dir } => bench::run(positions, dir),
     };
     match res {

@@ -1,5 +1,6 @@
 //! `go`: its arguments, and the `info` and `bestmove` lines a search answers with.
 
+use crate::eval::wdl::WdlModel;
 use crate::position::Position;
 use crate::search::{Limits, SearchInfo, SearchResult, mate_in_moves};
 use thiserror::Error;
@@ -54,12 +55,39 @@ pub fn parse_go(args: &[&str], multipv: usize) -> Result<Limits, GoError> {
     Ok(l)
 }
 
-/// `info depth .. seldepth .. [multipv k] score cp|mate .. nodes .. nps .. time .. pv ..`.
-pub fn info_line(i: &SearchInfo, pos: &Position, multi: bool) -> String {
-    let score = match mate_in_moves(i.score) {
-        Some(n) => format!("mate {n}"),
-        None => format!("cp {}", i.score),
-    };
+/// How `info` lines show scores: normalised by the evaluator's WDL model when it has one
+/// (`None`: the raw internal scale), with `wdl W D L` per mille when `UCI_ShowWDL` is on and
+/// there is a model.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ScoreView {
+    /// The evaluator's model.
+    pub model: Option<&'static WdlModel>,
+    /// `UCI_ShowWDL`.
+    pub show_wdl: bool,
+}
+
+impl ScoreView {
+    /// `cp N` / `mate N`, then `wdl W D L` when asked for and known, for internal `score`
+    /// with `pos`'s side to move.
+    pub fn text(&self, score: i32, pos: &Position) -> String {
+        let stm = pos.side_to_move();
+        let mut s = match (mate_in_moves(score), self.model) {
+            (Some(n), _) => format!("mate {n}"),
+            (None, Some(m)) => format!("cp {}", m.to_cp(score, stm)),
+            (None, None) => format!("cp {score}"),
+        };
+        if let (true, Some(m)) = (self.show_wdl, self.model) {
+            let [w, d, l] = m.wdl(score, stm);
+            s += &format!(" wdl {w} {d} {l}");
+        }
+        s
+    }
+}
+
+/// `info depth .. seldepth .. [multipv k] score cp|mate .. [wdl w d l] nodes .. nps .. time ..
+/// pv ..`.
+pub fn info_line(i: &SearchInfo, pos: &Position, multi: bool, view: ScoreView) -> String {
+    let score = view.text(i.score, pos);
     let mut s = format!("info depth {} seldepth {}", i.depth, i.seldepth);
     if multi {
         s += &format!(" multipv {}", i.multipv);

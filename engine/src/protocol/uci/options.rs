@@ -1,4 +1,4 @@
-//! `setoption`: UCI_Variant, Hash, MultiPV, Use NNUE and EvalFile.
+//! `setoption`: UCI_Variant, Hash, MultiPV, Use NNUE, EvalFile and UCI_ShowWDL.
 //!
 //! The evaluation: with `Use NNUE` true (the default), the network of `EvalFile`, or with an
 //! empty `EvalFile` the variant's default (its shipped network where it has one, else the
@@ -10,6 +10,7 @@
 
 use super::Uci;
 use crate::eval::Evaluator;
+use crate::game::Game;
 use crate::nnue::NetError;
 use crate::nnue::Network;
 use crate::nnue::fsf::{FsfLayout, FsfNetwork, guess_variant, is_fsf_net};
@@ -145,6 +146,7 @@ impl Uci {
                     self.game = None;
                     self.position_error = None;
                     self.eval_fit_said = false;
+                    self.scale_said = false;
                 }
                 None => writeln!(out, "info string error unknown variant '{value}'")?,
             }
@@ -169,6 +171,12 @@ impl Uci {
             }
         } else if name.eq_ignore_ascii_case("EvalFile") {
             self.eval_file(value, out)?;
+        } else if name.eq_ignore_ascii_case("UCI_ShowWDL") {
+            match value.to_ascii_lowercase().as_str() {
+                "true" => self.worker.set_show_wdl(true),
+                "false" => self.worker.set_show_wdl(false),
+                _ => writeln!(out, "info string error UCI_ShowWDL must be true or false")?,
+            }
         } else if name.eq_ignore_ascii_case("Use NNUE") {
             match value.to_ascii_lowercase().as_str() {
                 "true" => self.use_nnue = true,
@@ -220,6 +228,25 @@ impl Uci {
     pub(super) fn apply_evaluator(&mut self) {
         let ev = self.evaluator();
         self.worker.set_evaluator(ev);
+        self.scale_said = false;
+    }
+
+    /// Says once per evaluation and variant, before a search, when its scores are in the
+    /// evaluation's raw units: no WDL model was fitted for it (an FSF-format net, a user net).
+    pub(super) fn report_scale(&mut self, game: &Game, out: &mut dyn Write) -> std::io::Result<()> {
+        if self.scale_said {
+            return Ok(());
+        }
+        self.scale_said = true;
+        if self.worker.score_view(game).model.is_none() {
+            writeln!(
+                out,
+                "info string score cp is in the raw units of {}: it has no fitted WDL model, \
+                 so cp is not normalised and UCI_ShowWDL shows nothing",
+                self.evaluator().describe_for(game.variant())
+            )?;
+        }
+        Ok(())
     }
 
     /// Says once (on `isready` or `go`) that the loaded network does not fit the variant

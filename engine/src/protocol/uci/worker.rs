@@ -2,7 +2,7 @@
 //! [`SearchThread`]) or a `go perft`, each writing its lines to the shared output while the
 //! loop goes on reading `stop`, `isready` and `quit`.
 
-use super::go::{bestmove_line, info_line};
+use super::go::{ScoreView, bestmove_line, info_line};
 use crate::eval::Evaluator;
 use crate::game::Game;
 use crate::position::Position;
@@ -36,6 +36,8 @@ pub struct Worker {
     out: SharedOut,
     hash_mb: usize,
     evaluator: Evaluator,
+    /// `UCI_ShowWDL`.
+    show_wdl: bool,
 }
 
 impl Worker {
@@ -46,6 +48,7 @@ impl Worker {
             out: Arc::new(Mutex::new(std::io::stdout())),
             hash_mb,
             evaluator: Evaluator::Default,
+            show_wdl: false,
         }
     }
 
@@ -108,17 +111,27 @@ impl Worker {
         self.searcher().set_evaluator(evaluator);
     }
 
+    pub fn set_show_wdl(&mut self, on: bool) {
+        self.show_wdl = on;
+    }
+
+    /// How scores of `game`'s search are shown.
+    pub fn score_view(&self, game: &Game) -> ScoreView {
+        ScoreView { model: self.evaluator.wdl_for(game.variant()), show_wdl: self.show_wdl }
+    }
+
     /// Starts searching `game`; the thread writes `info` lines and `bestmove`.
     pub fn go(&mut self, game: Game, limits: Limits) {
         self.searcher(); // stops what runs, and recovers a lost searcher
         let pos = game.position().clone();
         let multi = limits.multipv > 1;
+        let view = self.score_view(&game);
         let (out_info, out_done) = (Arc::clone(&self.out), Arc::clone(&self.out));
         let pos_done = pos.clone();
         let started = self.search.start(
             game,
             limits,
-            Box::new(move |i| write_line(&out_info, &info_line(i, &pos, multi))),
+            Box::new(move |i| write_line(&out_info, &info_line(i, &pos, multi, view))),
             Box::new(move |r| write_line(&out_done, &bestmove_line(r, &pos_done))),
         );
         if !started {
