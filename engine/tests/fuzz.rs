@@ -1,6 +1,7 @@
 //! A time-boxed fuzz run over the engine's parsers of untrusted input (issue 31): FENs of
 //! the four built-in variants, UCI input (the line reader and command lines), variant specs
-//! (parse, compile and the playability checks) and network files. Each target draws proptest
+//! (parse, compile and the playability checks) and network files (kage's and
+//! Fairy-Stockfish's). Each target draws proptest
 //! cases for `KAGE_FUZZ_SECS` seconds (default 3; `.ci/run` gives more), from random bytes
 //! and from mutations of real inputs (valid FENs, the built-in specs, the shipped nets), and
 //! checks every case for
@@ -23,6 +24,7 @@ mod common;
 
 use common::{mutate, mutate_bytes};
 use kage_engine::nnue::Network;
+use kage_engine::nnue::fsf::{self, FsfLayout, FsfNet};
 use kage_engine::protocol::uci::{Uci, read_line};
 use kage_engine::{Position, Variant, VariantId, VariantSpec};
 use proptest::prelude::*;
@@ -452,6 +454,87 @@ fn fuzz_net_files() {
     });
     let strategy = prop_oneof![4 => mutated, 1 => random];
     assert!(fuzz("net-file", strategy, |b| check_net(b)) > 0);
+}
+
+// ---------------------------------------------------------------------------------------
+// Fairy-Stockfish-format nets.
+
+/// A seeded random minishogi net in FSF's format (the smallest of the four variants').
+fn fsf_base() -> (&'static FsfLayout, &'static [u8]) {
+    static BASE: std::sync::OnceLock<(FsfLayout, Vec<u8>)> = std::sync::OnceLock::new();
+    let (layout, bytes) = BASE.get_or_init(|| {
+        let layout = FsfLayout::for_variant(variant(3)).expect("minishogi has an FSF layout");
+        let bytes = fsf::random_net(&layout, 11).to_bytes().expect("a random net writes");
+        (layout, bytes)
+    });
+    (layout, bytes)
+}
+
+/// How an FSF net's bytes are damaged: edits near the start (version, hashes, description
+/// length, description), edits anywhere (replacements keep the size: the weights and the
+/// layer stacks' hashes), a description length changed with the bytes to match (the parser
+/// gets past the size check to the hashes), or a truncation.
+#[derive(Debug, Clone)]
+enum FsfDamage {
+    Header(Vec<(usize, u8, u8)>),
+    Anywhere(Vec<(usize, u8, u8)>),
+    Described(i8),
+    Truncated(usize),
+}
+
+fn fsf_damaged(base: &[u8], d: &FsfDamage) -> Vec<u8> {
+    match d {
+        FsfDamage::Header(e) => {
+            let near: Vec<_> = e.iter().map(|&(p, o, b)| (p % 96, o, b)).collect();
+            mutate_bytes(base, &near)
+        }
+        FsfDamage::Anywhere(e) => {
+            let replace: Vec<_> = e.iter().map(|&(p, _, b)| (p, 0, b)).collect();
+            mutate_bytes(base, &replace)
+        }
+        FsfDamage::Described(delta) => {
+            let desc = u32::from_le_bytes(base[8..12].try_into().expect("4 bytes"));
+            let new = desc.saturating_add_signed(i32::from(*delta));
+            let mut b = base[..8].to_vec();
+            b.extend_from_slice(&new.to_le_bytes());
+            let text = &base[12..12 + desc as usize];
+            b.extend((0..new as usize).map(|i| text.get(i).copied().unwrap_or(b'x')));
+            b.extend_from_slice(&base[12 + desc as usize..]);
+            b
+        }
+        FsfDamage::Truncated(n) => base[..n % base.len()].to_vec(),
+    }
+}
+
+fn check_fsf_net(layout: &FsfLayout, bytes: &[u8]) -> usize {
+    if let Ok(net) = FsfNet::from_bytes(bytes, layout) {
+        // What is accepted is written back byte for byte.
+        assert_eq!(net.to_bytes().expect("writes"), bytes);
+    }
+    let _ = fsf::guess_variant(bytes);
+    bytes.len()
+}
+
+#[test]
+fn fuzz_fsf_net_files() {
+    let (layout, base) = fsf_base();
+    let edit = (any::<usize>(), any::<u8>(), any::<u8>());
+    let damage = prop_oneof![
+        3 => prop::collection::vec(edit, 1..4).prop_map(FsfDamage::Header),
+        1 => prop::collection::vec(edit, 1..4).prop_map(FsfDamage::Anywhere),
+        1 => any::<i8>().prop_map(FsfDamage::Described),
+        1 => any::<usize>().prop_map(FsfDamage::Truncated),
+    ];
+    let mutated = damage.prop_map(move |d| fsf_damaged(base, &d));
+    let random = prop::collection::vec(any::<u8>(), 0..200).prop_map(move |mut b| {
+        // Half of them with the real version and network hash.
+        if b.len() > 8 && b[0] % 2 == 0 {
+            b[..8].copy_from_slice(&base[..8]);
+        }
+        b
+    });
+    let strategy = prop_oneof![4 => mutated, 1 => random];
+    assert!(fuzz("fsf-net-file", strategy, |b| check_fsf_net(layout, b)) > 0);
 }
 
 // ---------------------------------------------------------------------------------------
