@@ -64,6 +64,18 @@ impl Position {
         c.0
     }
 
+    /// The squares where a piece stops the check the piece on `checker` gives the king on
+    /// `ksq`: between them for a slider's check, none for a leaper's (a piece that jumps two
+    /// squares, `D` or `A`, is aligned with the king, yet cannot be blocked).
+    fn check_blocks(&self, ksq: u8, checker: u8) -> Bitboard {
+        let v = self.variant;
+        let leaps = match self.piece_on(checker) {
+            Some(p) => v.leap_attacks(p.color, p.kind, checker),
+            None => 0,
+        };
+        if leaps & (1u64 << ksq) != 0 { 0 } else { v.between(ksq, checker) }
+    }
+
     /// Generates every legal move into `sink`. A position whose campmate has been reached has
     /// none.
     pub fn generate<S: MoveSink>(&self, sink: &mut S) {
@@ -92,7 +104,7 @@ impl Position {
         }
         let (target, drop_target) = if nchk == 1 {
             let c = self.checkers.trailing_zeros() as u8;
-            let btw = v.between(ksq, c);
+            let btw = self.check_blocks(ksq, c);
             (self.checkers | btw, btw)
         } else {
             (v.board & !own, v.board & !occ)
