@@ -130,6 +130,21 @@ fn a_check_by_a_two_square_leaper_cannot_be_blocked() {
     assert_eq!(perft(pos, 1), 1);
 }
 
+/// A pinned piece that jumps two squares along the pin line cannot jump past its pinner: in
+/// `1d-chess` after `c1f1` Black's knight on g1 (pinned by the rook) has no move, so Black is
+/// stalemated (kage allowed `g1e1`); likewise `b1d1` over the rook in `KNr3nk`.
+#[test]
+fn a_pinned_leaper_cannot_jump_past_its_pinner() {
+    let v = Variant::from_user_file(&fsf_file(), Some("1d-chess")).unwrap();
+    for (fen, moves) in [(None, vec!["c1f1"]), (Some("KNr3nk w - - 0 3"), vec![])] {
+        let moves: Vec<String> = moves.into_iter().map(String::from).collect();
+        let game = game_from(v, fen, &moves).unwrap();
+        assert_eq!(game.position().count_legal(), 0, "{fen:?} {moves:?}");
+        let o = game.outcome().expect("stalemate");
+        assert_eq!((o.reason.name(), o.winner_name()), ("stalemate", "draw"));
+    }
+}
+
 fn kage(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_kage")).args(args).output().expect("run kage")
 }

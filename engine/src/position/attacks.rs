@@ -116,6 +116,21 @@ impl Position {
         pinned
     }
 
+    /// For a piece on `from` aligned with the king on `ksq`: the squares between the king and
+    /// the nearest piece beyond `from` on their line, that piece included. A pinned piece (or a
+    /// discoverer) moving there keeps the line shut; elsewhere on the line (past the pinner or
+    /// the king, where a leaper such as `D` can jump) it opens it.
+    pub(crate) fn line_segment(&self, ksq: u8, from: u8) -> Bitboard {
+        let v = self.variant;
+        let occ = self.occupied();
+        for x in bits(v.line(ksq, from) & occ) {
+            if x != from && v.between(ksq, x) & (1 << from) != 0 && v.between(from, x) & occ == 0 {
+                return v.between(ksq, x) | 1 << x;
+            }
+        }
+        v.line(ksq, from)
+    }
+
     /// Whether the legal move `m` gives check, without playing it. `discoverers` is
     /// [`Self::discoverers`] of this position (computed once per node by the caller).
     pub fn gives_check(&self, m: Move, discoverers: Bitboard) -> bool {
@@ -138,7 +153,7 @@ impl Position {
                 } else {
                     p.kind
                 };
-                if discoverers & (1 << from) != 0 && v.line(ksq, from) & (1 << to) == 0 {
+                if discoverers & (1 << from) != 0 && self.line_segment(ksq, from) & (1 << to) == 0 {
                     return true;
                 }
                 (k, (self.occupied() ^ 1 << from) | 1 << to)

@@ -138,7 +138,7 @@ impl Position {
                 t |= self.double_step_target(k, from, occ);
                 t &= target;
                 if pinned & (1u64 << from) != 0 {
-                    t &= v.line(ksq, from);
+                    t &= self.line_segment(ksq, from);
                 }
                 if t == 0 {
                     continue;
