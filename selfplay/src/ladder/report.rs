@@ -136,12 +136,24 @@ fn elo_text(p: Option<Point>) -> String {
     }
 }
 
+/// `repetition 16 (Gote 16), resign 4 (Sente 3, Gote 1)`: each ending and who won by it.
 fn endings_text(g: &GroupReport) -> String {
-    g.endings.iter().map(|e| format!("{} {}", e.ending, e.games)).collect::<Vec<_>>().join(", ")
+    let [a, b] = &g.info.sides;
+    let one = |e: &crate::balance::stats::Ending| {
+        let parts: Vec<String> =
+            [(a.as_str(), e.first_wins), ("draw", e.draws), (b, e.second_wins)]
+                .iter()
+                .filter(|(_, n)| *n > 0)
+                .map(|(who, n)| format!("{who} {n}"))
+                .collect();
+        format!("{} {} ({})", e.ending, e.games, parts.join(", "))
+    };
+    g.endings.iter().map(one).collect::<Vec<_>>().join(", ")
 }
 
 fn audit_short(g: &GroupReport) -> String {
     match (&g.audit, g.info.adjudicated) {
+        (Some(a), _) if a.sampled == 0 => "none adjudicated".into(),
         (Some(a), _) => format!(
             "{}/{} wrong ({:.1}%-{:.1}%)",
             a.wrong,
