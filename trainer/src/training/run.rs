@@ -281,11 +281,11 @@ fn drive(
     let rev = git_revision();
     write(&dir.join(names::CONFIG), &config_toml)?;
     let (arch, version) = match cfg.arch {
-        Arch::Small => ("", kage_engine::nnue::FORMAT_VERSION),
-        Arch::Fsf => ("arch = \"fsf\"\n", kage_engine::nnue::fsf::arch::VERSION),
+        Arch::Small => ("", kage_engine::nnue::FORMAT_VERSION.to_string()),
+        Arch::Fsf => ("arch = \"fsf\"\n", format!("{:#x}", kage_engine::nnue::fsf::arch::VERSION)),
     };
     let info = format!(
-        "run_id = \"{id}\"\n{arch}variant = \"{}\"\nfeature_set_id = {:#x}\nnum_features = {}\nnet_format_version = {version:#x}\ngit_revision = \"{rev}\"\n",
+        "run_id = \"{id}\"\n{arch}variant = \"{}\"\nfeature_set_id = {:#x}\nnum_features = {}\nnet_format_version = {version}\ngit_revision = \"{rev}\"\n",
         space.variant, space.feature_set_id, space.num_features,
     );
     write(&dir.join(names::RUN_INFO), &info)?;
