@@ -330,7 +330,7 @@ pub fn html(r: &Report) -> String {
         let _ = writeln!(
             s,
             "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td>\
-             <td>{:.3} ({:.3}-{:.3})</td><td>{:.1}%</td><td>{}</td><td class=\"l\">{}</td>\
+             <td>{:.3} ({:.3}-{:.3})</td><td>{:.1}%</td><td>{}</td><td class=\"l\" style=\"white-space:normal\">{}</td>\
              <td>{}</td></tr>",
             escape(&x.name),
             escape(&x.player),
