@@ -4,6 +4,13 @@ at every ply: the sorted legal moves, the FEN, and the verdict once the game end
 
     pip install pyffish==0.0.90
     python3 scripts/fsf_diff.py --kage target/release/kage --variant all --games 200
+    python3 scripts/fsf_diff.py --kage target/release/kage --ini variants.ini \
+        --variant shinobimirror,judkins --games 20
+
+With --ini, kage reads the variants from that Fairy-Stockfish file (`kage --variant-file FILE
+rules --variant V`) and pyffish loads it too; --variant is then a comma-separated list of its
+sections or FSF built-ins kage carries (minishogi, gorogoro, judkins, euroshogi, ...), or `all`:
+every section of the file kage plays (`kage check FILE`).
 
 Needs `kage rules --variant V --fen F --moves ...` printing one JSON line
 {"fen", "legal", "in_check", "outcome": null | {"winner", "reason"}}.
@@ -90,8 +97,11 @@ def fsf_verdict(v, fen, moves, legal):
     return "white" if (val > 0) == stm_white else "black"
 
 
+INI = []  # ["--variant-file", FILE] with --ini
+
+
 def kage_rules(kage, v, fen, moves):
-    cmd = [kage, "rules", "--variant", v, "--fen", fen] + (["--moves", *moves] if moves else [])
+    cmd = [kage, *INI, "rules", "--variant", v, "--fen", fen] + (["--moves", *moves] if moves else [])
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
     if r.returncode != 0:
         raise RuntimeError(f"kage failed ({r.returncode}): {r.stderr.strip()[:200]}")
@@ -99,13 +109,15 @@ def kage_rules(kage, v, fen, moves):
 
 
 def same_fen(a, b):
-    """Equal FENs, comparing the hand as a multiset (FSF orders hand letters its own way)."""
+    """Equal FENs, comparing the hand as a multiset (FSF orders hand letters its own way; a
+    variant without drops has no hand in FSF's FEN, `[]` in kage's)."""
     def norm(f):
         parts = f.split()
         board = parts[0]
         if "[" in board:
             b, hand = board.split("[", 1)
-            board = b + "[" + "".join(sorted(hand.rstrip("]").replace("-", ""))) + "]"
+            hand = "".join(sorted(hand.rstrip("]").replace("-", "")))
+            board = b + (f"[{hand}]" if hand else "")  # an empty hand may be left out
         return " ".join([board] + parts[1:])
     return norm(a) == norm(b)
 
@@ -146,18 +158,34 @@ def play(kage, v, rng, max_plies):
     return None
 
 
+def select_variants(a):
+    """The variants to play, with pyffish's configuration loaded."""
+    if not a.ini:
+        sf.load_variant_config(CONFIG)
+        if a.variant != "all" and a.variant not in VARIANTS:
+            sys.exit(f"--variant: one of {', '.join(VARIANTS)} or all (or give --ini)")
+        return VARIANTS if a.variant == "all" else [a.variant]
+    INI.extend(["--variant-file", a.ini])
+    with open(a.ini) as f:
+        sf.load_variant_config(f.read())
+    if a.variant != "all":
+        return a.variant.split(",")
+    out = subprocess.run([a.kage, "check", a.ini], capture_output=True, text=True).stdout
+    return [l.split()[1].rstrip(":") for l in out.splitlines() if l.startswith("OK ")]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kage", required=True)
-    ap.add_argument("--variant", default="all", choices=VARIANTS + ["all"])
+    ap.add_argument("--variant", default="all")
+    ap.add_argument("--ini", help="a Fairy-Stockfish variants.ini file both engines read")
     ap.add_argument("--games", type=int, default=50)
     ap.add_argument("--max-plies", type=int, default=300)
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
-    sf.load_variant_config(CONFIG)
+    variants = select_variants(a)
     rng = random.Random(a.seed)
     bad = 0
-    variants = VARIANTS if a.variant == "all" else [a.variant]
     for v in variants:
         for g in range(a.games):
             msg = play(a.kage, v, rng, a.max_plies)
