@@ -204,3 +204,47 @@ fn first_playable(f: &Path) -> String {
         .find_map(|(n, v)| v.ok().map(|_| n))
         .unwrap()
 }
+
+#[test]
+fn uci_offers_every_section_of_an_ini_file() {
+    let f = fixture("fsf_variants.ini");
+    let playable: Vec<String> = kage_engine::variant::read_user_variants(&f)
+        .unwrap()
+        .into_iter()
+        .filter_map(|(n, v)| v.ok().map(|_| n))
+        .collect();
+    assert!(playable.len() >= 2, "{playable:?}");
+    // Another section than the default, preferably one no built-in variant is named after.
+    let other =
+        playable.iter().skip(1).find(|n| Variant::by_name(n).is_err()).unwrap_or(&playable[1]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kage"))
+        .args(["--variant-file", f.to_str().unwrap(), "uci"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let script = format!(
+        "uci\nsetoption name UCI_Variant value {other}\nposition startpos\ngo depth 1\nisready\nquit\n"
+    );
+    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+    let o = child.wait_with_output().unwrap();
+    let out = text(&o);
+    let combo = out.lines().find(|l| l.contains("UCI_Variant")).expect("UCI_Variant");
+    let vars: Vec<&str> = combo.split(" var ").skip(1).map(|v| v.trim()).collect();
+    for name in &playable {
+        assert!(vars.contains(&name.as_str()), "{name} not in {combo}");
+    }
+    assert!(combo.contains(&format!("default {}", playable[0])), "{combo}");
+    assert!(!out.contains("info string error"), "{out}");
+    let best = out
+        .lines()
+        .find_map(|l| l.strip_prefix("bestmove "))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no bestmove: {out}"));
+    let v = read_user_variant(&f, Some(other)).unwrap().variant;
+    let pos = Position::startpos(v);
+    let legal: Vec<String> =
+        pos.legal_moves().as_slice().iter().map(|&m| pos.move_to_uci(m)).collect();
+    assert!(legal.iter().any(|m| m == best), "{best} not legal in {other}: {legal:?}");
+}

@@ -125,16 +125,16 @@ fn main() {
     }
 }
 
-/// The `--variant-file` variant: for an FSF `.ini` file, its section named by the command's
-/// `--variant` (uci: the first playable section without one).
-fn custom_variant(cli: &Cli) -> Result<Option<&'static Variant>> {
-    let Some(f) = &cli.variant_file else { return Ok(None) };
+/// The `--variant-file` variants: for an FSF `.ini` file, its section named by the command's
+/// `--variant` (uci without one: every playable section, the first the default).
+fn custom_variants(cli: &Cli) -> Result<Vec<&'static Variant>> {
+    let Some(f) = &cli.variant_file else { return Ok(Vec::new()) };
     let context = || format!("variant file {}", f.display());
     let name = cli.command.as_ref().and_then(Command::variant_name);
     if name.is_none() && matches!(cli.command, None | Some(Command::Uci { .. })) {
-        return Ok(Some(uci_variants(f).with_context(context)?[0]));
+        return uci_variants(f).with_context(context);
     }
-    Ok(Some(Variant::from_user_file(f, name).with_context(context)?))
+    Ok(vec![Variant::from_user_file(f, name).with_context(context)?])
 }
 
 /// The playable variants of a variant file, in file order (refused ones reported on stderr);
@@ -178,9 +178,10 @@ fn game_from(args: &PositionArgs, custom: Option<&'static Variant>) -> Result<Ga
 }
 
 fn run(cli: Cli) -> Result<()> {
-    let custom = custom_variant(&cli)?;
+    let customs = custom_variants(&cli)?;
+    let custom = customs.first().copied();
     match cli.command {
-        None | Some(Command::Uci { .. }) => run_uci(custom, cli.eval),
+        None | Some(Command::Uci { .. }) => run_uci(customs, cli.eval),
         Some(Command::Perft(a)) => {
             let game = game_from(&a.pos, custom)?;
             let stdout = std::io::stdout();
@@ -234,9 +235,12 @@ fn bench_nets(files: &[PathBuf], only: Option<&str>) -> Result<Vec<Evaluator>> {
         .collect()
 }
 
-fn run_uci(custom: Option<&'static Variant>, eval: EvalChoice) -> Result<()> {
-    let default = custom.unwrap_or(Variant::by_name("shinobiplus")?);
-    let mut session = uci::Uci::new(default, custom);
+fn run_uci(customs: Vec<&'static Variant>, eval: EvalChoice) -> Result<()> {
+    let default = match customs.first() {
+        Some(&c) => c,
+        None => Variant::by_name("shinobiplus")?,
+    };
+    let mut session = uci::Uci::with_user_variants(default, customs);
     session.set_use_nnue(eval == EvalChoice::Default);
     Ok(uci::run_stdio_session(session)?)
 }

@@ -23,8 +23,8 @@ use worker::Worker;
 /// UCI session state.
 pub struct Uci {
     variant: &'static Variant,
-    /// A user variant from `--variant-file`, offered next to the built-in ones.
-    custom: Option<&'static Variant>,
+    /// The user variants from `--variant-file`, offered next to the built-in ones.
+    custom: Vec<&'static Variant>,
     game: Option<Game>,
     /// Why the last `position` command was refused (then `go` refuses too).
     position_error: Option<String>,
@@ -44,6 +44,13 @@ pub struct Uci {
 
 impl Uci {
     pub fn new(variant: &'static Variant, custom: Option<&'static Variant>) -> Uci {
+        Uci::with_user_variants(variant, custom.into_iter().collect())
+    }
+
+    /// A session offering every variant of `custom` (e.g. each playable section of an FSF
+    /// `variants.ini`) next to the built-in ones; a user variant wins over a built-in of the
+    /// same name.
+    pub fn with_user_variants(variant: &'static Variant, custom: Vec<&'static Variant>) -> Uci {
         Uci {
             variant,
             custom,
@@ -91,10 +98,10 @@ impl Uci {
 
     fn variant_names(&self) -> Vec<String> {
         let mut names: Vec<String> = VariantId::ALL.iter().map(|v| v.name().to_string()).collect();
-        if let Some(c) = self.custom
-            && !names.contains(&c.name)
-        {
-            names.push(c.name.clone());
+        for c in &self.custom {
+            if !names.contains(&c.name) {
+                names.push(c.name.clone());
+            }
         }
         names
     }

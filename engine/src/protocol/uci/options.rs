@@ -136,9 +136,9 @@ impl Uci {
             None => (rest.trim().strip_suffix(" value").unwrap_or(rest.trim()), ""),
         };
         if name.eq_ignore_ascii_case("UCI_Variant") {
-            let chosen = match self.custom {
-                Some(c) if c.name == value => Some(c),
-                _ => Variant::by_name(value).ok(),
+            let chosen = match self.custom.iter().find(|c| c.name == value) {
+                Some(&c) => Some(c),
+                None => Variant::by_name(value).ok(),
             };
             match chosen {
                 Some(v) => {
