@@ -1,12 +1,14 @@
 //! Command-line arguments and their translation into validated configs.
 
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use kage_engine::VariantId;
 use kage_engine::util::read::{cap, read_text_capped};
 use kage_selfplay::config::{NetRef, Openings};
+use kage_selfplay::steps::Control;
 use kage_selfplay::{Budget, GenConfig, OpeningMode, PlayerFactory, PlayerKind, Shard};
 
 #[derive(Parser)]
@@ -253,6 +255,45 @@ pub struct BenchArgs {
     pub json: Option<PathBuf>,
     #[command(flatten)]
     pub game: GameArgs,
+}
+
+/// Progress of the resumable multi-step jobs (shared by `rebalance` and `ladder`).
+#[derive(Args, Clone)]
+pub struct StepProgressArgs {
+    /// No progress lines.
+    #[arg(long)]
+    pub quiet: bool,
+    /// When stderr is not a terminal: a progress line every S seconds.
+    #[arg(long, default_value_t = 30.0)]
+    pub progress_secs: f64,
+}
+
+impl StepProgressArgs {
+    /// How to run a job with `threads` (default: all cores) and at most `max_steps` steps.
+    pub fn control<'a>(
+        &self,
+        threads: Option<usize>,
+        max_steps: Option<usize>,
+        stop: &'a AtomicBool,
+    ) -> Result<Control<'a>> {
+        Ok(Control {
+            threads: crate::cli::threads(threads),
+            progress: !self.quiet,
+            progress_every: std::time::Duration::try_from_secs_f64(self.progress_secs)
+                .map_err(|_| anyhow::anyhow!("--progress-secs must be a number of seconds >= 0"))?,
+            stop,
+            max_steps,
+        })
+    }
+}
+
+/// Says that a job in `out` stopped with `pending` steps to go: exit code 130.
+pub fn stopped(out: &std::path::Path, pending: usize) -> std::process::ExitCode {
+    println!(
+        "{}: stopped with {pending} step(s) pending; rerun the same command to continue",
+        out.display()
+    );
+    std::process::ExitCode::from(130)
 }
 
 /// Default node budget per move.

@@ -6,10 +6,10 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use kage_selfplay::config::{Openings, PlayerKind};
-use kage_selfplay::ladder::{self, Control, Ladder, Outcome, Rung, Settings};
+use kage_selfplay::ladder::{self, Ladder, Outcome, Rung, Settings};
 use kage_selfplay::matches::{OpeningSpec, Order};
 
-use crate::cli::{EvalChoice, GameArgs, threads};
+use crate::cli::{EvalChoice, GameArgs, StepProgressArgs};
 
 #[derive(Args)]
 pub struct LadderArgs {
@@ -48,12 +48,8 @@ pub struct LadderArgs {
     /// Stops after this many steps (rerun to continue).
     #[arg(long, value_name = "N")]
     pub max_steps: Option<usize>,
-    /// No progress lines.
-    #[arg(long)]
-    pub quiet: bool,
-    /// When stderr is not a terminal: a progress line every S seconds.
-    #[arg(long, default_value_t = 30.0)]
-    pub progress_secs: f64,
+    #[command(flatten)]
+    pub progress: StepProgressArgs,
     #[command(flatten)]
     pub game: GameArgs,
 }
@@ -83,19 +79,7 @@ impl LadderArgs {
         template.net = None;
         let rungs = self.rungs.iter().map(|r| Rung::parse(r)).collect::<Result<Vec<_>, _>>()?;
         let match_openings = match &self.openings {
-            Some(p) => {
-                let bytes = kage_engine::util::read::read_capped(
-                    p,
-                    kage_selfplay::matches::openings::CAP,
-                    "opening file",
-                )
-                .context("cannot read opening file")?;
-                OpeningSpec::File {
-                    path: p.display().to_string(),
-                    hash: kage_selfplay::player::file_hash(&bytes),
-                    order: Order::Random,
-                }
-            }
+            Some(p) => crate::match_cli::file_openings(p, Order::Random)?,
             None => OpeningSpec::Random {
                 openings: Openings {
                     multipv: template.openings.multipv.max(1),
@@ -121,14 +105,7 @@ impl LadderArgs {
 pub fn run(args: &LadderArgs) -> Result<ExitCode> {
     let ladder = args.ladder()?;
     let stop = crate::interrupt::install("finishing the work in flight")?;
-    let ctl = Control {
-        threads: threads(args.threads),
-        progress: !args.quiet,
-        progress_every: std::time::Duration::try_from_secs_f64(args.progress_secs)
-            .map_err(|_| anyhow::anyhow!("--progress-secs must be a number of seconds >= 0"))?,
-        stop: &stop,
-        max_steps: args.max_steps,
-    };
+    let ctl = args.progress.control(args.threads, args.max_steps, &stop)?;
     let out = args.out.display();
     match ladder.run(&ctl)? {
         Outcome::Done(rep) => {
@@ -138,11 +115,6 @@ pub fn run(args: &LadderArgs) -> Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
-        Outcome::Interrupted { pending } => {
-            println!(
-                "{out}: stopped with {pending} step(s) pending; rerun the same command to continue"
-            );
-            Ok(ExitCode::from(130))
-        }
+        Outcome::Interrupted { pending } => Ok(crate::cli::stopped(&args.out, pending)),
     }
 }

@@ -14,6 +14,7 @@
 //! * [`bench`]: throughput, thread scaling and self-play overhead.
 //! * [`ladder`]: balance against strength: a ladder of players, their Elo from matches.
 //! * [`rebalance`]: which declared rule change balances a variant (successive halving).
+//! * [`steps`]: what the ladder and the rebalance search share: controls, steps, settings.
 //! * [`matches`]: engine-against-engine matches with GSPRT, PGN and outside UCI engines.
 
 #![warn(missing_docs)]
@@ -35,6 +36,7 @@ pub mod player;
 pub mod progress;
 pub mod rebalance;
 pub mod run;
+pub mod steps;
 
 pub use adjudicate::Adjudicator;
 pub use config::{Adjudication, Budget, GenConfig, OpeningMode, Openings, PlayerKind, Shard};

@@ -1,7 +1,7 @@
 //! Arguments of `kage-selfplay match` and `stats` and their translation into a
 //! [`MatchConfig`].
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -268,6 +268,18 @@ pub fn engine_spec(tokens: &[String], hash: usize) -> Result<EngineSpec> {
     Ok(EngineSpec { name, kind })
 }
 
+/// Openings from the file `p` (read and hashed here), played in `order`.
+pub fn file_openings(p: &Path, order: Order) -> Result<OpeningSpec> {
+    let bytes = kage_engine::util::read::read_capped(
+        p,
+        kage_selfplay::matches::openings::CAP,
+        "opening file",
+    )
+    .context("cannot read opening file")?;
+    let hash = kage_selfplay::player::file_hash(&bytes);
+    Ok(OpeningSpec::File { path: p.display().to_string(), hash, order })
+}
+
 /// Parses `10+0.1` (seconds) to milliseconds.
 fn parse_tc(tc: &str) -> Result<(u64, u64)> {
     let (t, i) = tc.split_once('+').unwrap_or((tc, "0"));
@@ -303,20 +315,7 @@ impl MatchArgs {
             _ => bail!("give one limit: --nodes, --depth, --movetime or --tc"),
         };
         let openings = match &self.openings {
-            Some(p) => {
-                let order: Order = self.order.parse().map_err(anyhow::Error::msg)?;
-                let bytes = kage_engine::util::read::read_capped(
-                    p,
-                    kage_selfplay::matches::openings::CAP,
-                    "opening file",
-                )
-                .context("cannot read opening file")?;
-                OpeningSpec::File {
-                    path: p.display().to_string(),
-                    hash: kage_selfplay::player::file_hash(&bytes),
-                    order,
-                }
-            }
+            Some(p) => file_openings(p, self.order.parse().map_err(anyhow::Error::msg)?)?,
             None => OpeningSpec::Random {
                 openings: Openings {
                     multipv: self.opening.opening_multipv.max(1),

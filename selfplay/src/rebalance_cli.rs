@@ -7,9 +7,9 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use kage_engine::util::read::{cap, read_text_capped};
 use kage_selfplay::config::Budget;
-use kage_selfplay::rebalance::{self, Control, FineTune, Outcome, Search, Settings};
+use kage_selfplay::rebalance::{self, FineTune, Outcome, Search, Settings};
 
-use crate::cli::{GameArgs, threads};
+use crate::cli::{GameArgs, StepProgressArgs};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum FineTuneArg {
@@ -75,12 +75,8 @@ pub struct RebalanceArgs {
     /// Writes a Slurm job array of the steps pending now to FILE (nothing is submitted).
     #[arg(long, value_name = "FILE")]
     pub emit_slurm: Option<PathBuf>,
-    /// No progress lines.
-    #[arg(long)]
-    pub quiet: bool,
-    /// When stderr is not a terminal: a progress line every S seconds.
-    #[arg(long, default_value_t = 30.0)]
-    pub progress_secs: f64,
+    #[command(flatten)]
+    pub progress: StepProgressArgs,
     #[command(flatten)]
     pub game: GameArgs,
 }
@@ -161,14 +157,7 @@ impl RebalanceArgs {
 pub fn run(args: &RebalanceArgs) -> Result<ExitCode> {
     let search = args.search()?;
     let stop = crate::interrupt::install("finishing the work in flight")?;
-    let ctl = Control {
-        threads: threads(args.threads),
-        progress: !args.quiet,
-        progress_every: std::time::Duration::try_from_secs_f64(args.progress_secs)
-            .map_err(|_| anyhow::anyhow!("--progress-secs must be a number of seconds >= 0"))?,
-        stop: &stop,
-        max_steps: args.max_steps,
-    };
+    let ctl = args.progress.control(args.threads, args.max_steps, &stop)?;
     let out = args.out.display();
     if let Some(file) = &args.emit_slurm {
         let state = search.state()?;
@@ -197,12 +186,7 @@ pub fn run(args: &RebalanceArgs) -> Result<ExitCode> {
             println!("report: {out}/report.txt, {out}/report.json, {out}/report.html");
             Ok(ExitCode::SUCCESS)
         }
-        Outcome::Interrupted { pending } => {
-            println!(
-                "{out}: stopped with {pending} step(s) pending; rerun the same command to continue"
-            );
-            Ok(ExitCode::from(130))
-        }
+        Outcome::Interrupted { pending } => Ok(crate::cli::stopped(&args.out, pending)),
     }
 }
 

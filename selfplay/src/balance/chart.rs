@@ -14,8 +14,59 @@ const ENDING_COLOURS: [&str; 11] = [
     "#d35400", "#16a085", "#95a5a6",
 ];
 
+/// A plot area in px: the left and top edges, its width and height.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Frame {
+    /// Left edge.
+    pub left: f64,
+    /// Width.
+    pub width: f64,
+    /// Top edge.
+    pub top: f64,
+    /// Height.
+    pub height: f64,
+}
+
+impl Frame {
+    /// The vertical position of a score `v` (0 to 1, bottom to top).
+    pub fn score_y(self, v: f64) -> f64 {
+        self.top + self.height * (1.0 - v)
+    }
+}
+
+/// Horizontal grid lines every 10% of a 0-100% score axis (the even line at 50% darker),
+/// labelled every 20% left of the frame.
+pub(crate) fn score_rows(s: &mut String, f: Frame) {
+    for t in 0..=10 {
+        let v = f64::from(t) / 10.0;
+        let colour = if t == 5 { "#555" } else { "#e3e3e3" };
+        let _ = writeln!(
+            s,
+            r#"<line x1="{0}" y1="{1:.1}" x2="{2:.1}" y2="{1:.1}" stroke="{colour}"/>"#,
+            f.left,
+            f.score_y(v),
+            f.left + f.width
+        );
+        if t % 2 == 0 {
+            let y = f.score_y(v) + 4.0;
+            svg::text(s, f.left - 6.0, y, r#"text-anchor="end""#, &format!("{}%", t * 10));
+        }
+    }
+}
+
+/// A vertical grid line at `tx` across the frame, `label` below it.
+pub(crate) fn x_tick(s: &mut String, f: Frame, tx: f64, label: &str) {
+    let _ = writeln!(
+        s,
+        r##"<line x1="{tx:.1}" y1="{0}" x2="{tx:.1}" y2="{1:.1}" stroke="#eee"/>"##,
+        f.top,
+        f.top + f.height
+    );
+    svg::text(s, tx, f.top + f.height + 16.0, r#"text-anchor="middle""#, label);
+}
+
 /// A chart's title, top left.
-fn title(s: &mut String, text: &str) {
+pub(crate) fn title(s: &mut String, text: &str) {
     svg::text(s, 10.0, 22.0, r#"font-size="15" font-weight="bold""#, text);
 }
 
@@ -234,43 +285,20 @@ pub fn budget_chart(groups: &[GroupReport]) -> Option<String> {
         .collect();
     let (lo, hi) = nodes.iter().fold((f64::MAX, f64::MIN), |(a, b), &n| (a.min(n), b.max(n)));
     let (lo, hi) = (lo.log10() - 0.15, hi.log10() + 0.15);
-    let (left, width, top, height) = (60.0, 560.0, 40.0, 300.0);
+    let frame = Frame { left: 60.0, width: 560.0, top: 40.0, height: 300.0 };
+    let Frame { left, width, top, height } = frame;
     let legend_top = top + height + 44.0;
     let total_h = legend_top + 18.0 * series.len() as f64 + 10.0;
     let mut s = svg::begin(left + width + 30.0, total_h, 12);
     title(&mut s, "First player's score by node budget (95% interval)");
     let x = |n: f64| left + width * (n.log10() - lo) / (hi - lo);
-    let y = |v: f64| top + height * (1.0 - v);
-    for t in 0..=10 {
-        let v = f64::from(t) / 10.0;
-        let colour = if t == 5 { "#555" } else { "#e3e3e3" };
-        let _ = writeln!(
-            s,
-            r#"<line x1="{left}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="{colour}"/>"#,
-            y(v),
-            left + width
-        );
-        if t % 2 == 0 {
-            svg::text(
-                &mut s,
-                left - 6.0,
-                y(v) + 4.0,
-                r#"text-anchor="end""#,
-                &format!("{}%", t * 10),
-            );
-        }
-    }
+    let y = |v: f64| frame.score_y(v);
+    score_rows(&mut s, frame);
     let mut ticks: Vec<u64> = nodes.iter().map(|&n| n as u64).collect();
     ticks.sort_unstable();
     ticks.dedup();
     for t in ticks {
-        let tx = x(t as f64);
-        let _ = writeln!(
-            s,
-            r##"<line x1="{tx:.1}" y1="{top}" x2="{tx:.1}" y2="{:.1}" stroke="#eee"/>"##,
-            top + height
-        );
-        svg::text(&mut s, tx, top + height + 16.0, r#"text-anchor="middle""#, &t.to_string());
+        x_tick(&mut s, frame, x(t as f64), &t.to_string());
     }
     svg::text(
         &mut s,

@@ -15,7 +15,6 @@ pub mod elo;
 pub mod report;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -23,7 +22,9 @@ use serde::{Deserialize, Serialize};
 use crate::config::{Budget, GenConfig, NetRef, Shard};
 use crate::error::{Result, SelfplayError};
 use crate::matches::{EngineKind, EngineSpec, LimitSpec, MatchConfig, OpeningSpec};
-use crate::run::{RunOptions, RunStatus, generate, run_dir};
+use crate::run::run_dir;
+pub use crate::steps::Control;
+pub(crate) use crate::steps::write;
 
 /// The owner name of a ladder directory.
 pub const OWNER: &str = "kage-selfplay ladder";
@@ -168,20 +169,6 @@ pub struct Ladder {
     pub out: PathBuf,
 }
 
-/// How to run (nothing here changes the output).
-pub struct Control<'a> {
-    /// Worker threads.
-    pub threads: usize,
-    /// Progress lines.
-    pub progress: bool,
-    /// Plain progress line interval.
-    pub progress_every: Duration,
-    /// Set to stop after the work in flight.
-    pub stop: &'a AtomicBool,
-    /// Stop after this many steps (tests; a batch job's share).
-    pub max_steps: Option<usize>,
-}
-
 /// One piece of work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
@@ -323,39 +310,15 @@ impl Ladder {
     /// Runs one step; `false` when it was interrupted.
     pub fn run_step(&self, step: Step, ctl: &Control) -> Result<bool> {
         match step {
-            Step::Play(k) => {
-                let cfg = self.play_config(k)?;
-                let opts = RunOptions {
-                    out: self.out.join(self.step_id(step)),
-                    shard: Shard::WHOLE,
-                    threads: ctl.threads,
-                    progress: ctl.progress,
-                    progress_every: ctl.progress_every,
-                    stop: ctl.stop,
-                    factory: crate::factory_for(&cfg)?,
-                    allow_rebuild: false,
-                };
-                Ok(generate(&cfg, &opts)?.status != RunStatus::Interrupted)
-            }
+            Step::Play(k) => ctl.play(&self.play_config(k)?, self.out.join(self.step_id(step))),
             Step::Match(k) => {
                 let cfg = self.match_config(k, ctl)?;
                 let r = crate::matches::run(&cfg, ctl.stop).map_err(|e| bad(e.to_string()))?;
                 Ok(r.status != crate::matches::MatchStatus::Interrupted)
             }
             Step::Audit(k) => {
-                let opts = crate::audit::AuditOptions {
-                    sample: self.settings.audit_sample,
-                    seed: self.settings.template.seed,
-                    threads: ctl.threads,
-                    progress_every: ctl.progress.then_some(ctl.progress_every),
-                };
-                let rep = crate::audit::audit(&[self.games_file(k)], opts)?;
-                let path = self.audit_file(k);
-                let parent = path.parent().unwrap_or(Path::new("."));
-                std::fs::create_dir_all(parent)
-                    .map_err(|e| SelfplayError::io(parent, "create", e))?;
-                let text = serde_json::to_string_pretty(&rep).map_err(json_err)? + "\n";
-                write(&path, &text)?;
+                let (sample, seed) = (self.settings.audit_sample, self.settings.template.seed);
+                ctl.audit(&[self.games_file(k)], sample, seed, &self.audit_file(k))?;
                 Ok(true)
             }
         }
@@ -363,20 +326,7 @@ impl Ladder {
 
     /// Claims `--out` and records the settings, or checks that it holds this ladder.
     pub fn open(&self) -> Result<()> {
-        crate::guard::claim_run_dir(&self.out, &self.out, OWNER)?;
-        let text = toml::to_string(&self.settings)
-            .map_err(|e| bad(format!("the settings cannot be written as TOML: {e}")))?;
-        let path = self.out.join("ladder.toml");
-        match std::fs::read_to_string(&path) {
-            Ok(existing) if existing == text => Ok(()),
-            Ok(existing) => Err(SelfplayError::ConfigMismatch {
-                dir: self.out.clone(),
-                existing,
-                requested: text,
-            }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => write(&path, &text),
-            Err(e) => Err(SelfplayError::io(&path, "read", e)),
-        }
+        crate::steps::claim(&self.out, OWNER, "ladder.toml", &self.settings)
     }
 
     /// Runs the ladder (or continues it) until it is over or stopped; then writes the
@@ -385,8 +335,7 @@ impl Ladder {
         self.open()?;
         let total = self.steps().len();
         for (i, step) in self.pending().into_iter().enumerate() {
-            let out_of_turn = ctl.max_steps.is_some_and(|m| i >= m);
-            if out_of_turn || ctl.stop.load(Ordering::SeqCst) {
+            if ctl.stops_before(i) {
                 return Ok(Outcome::Interrupted { pending: self.pending().len() });
             }
             if ctl.progress {
@@ -401,14 +350,4 @@ impl Ladder {
         report::write_all(&self.out, &rep)?;
         Ok(Outcome::Done(Box::new(rep)))
     }
-}
-
-fn json_err(e: serde_json::Error) -> SelfplayError {
-    bad(format!("JSON: {e}"))
-}
-
-/// Writes `text` to `path` atomically.
-pub(crate) fn write(path: &Path, text: &str) -> Result<()> {
-    kage_data::atomic::write_atomic(path, text.as_bytes())
-        .map_err(|e| SelfplayError::io(path, "write", e))
 }

@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use super::elo::{self, Link, Point};
 use super::{Ladder, write};
+use crate::balance::chart::{Frame, score_rows, title, x_tick};
 use crate::balance::stats::GroupReport;
 use crate::error::{Result, SelfplayError};
 use crate::matches::Counts;
@@ -218,41 +219,20 @@ pub fn chart(r: &Report) -> String {
     let hi = pts.iter().map(|(_, p)| p.elo + p.elo95).fold(0.0f64, f64::max);
     let pad = ((hi - lo) * 0.08).max(20.0);
     let (lo, hi) = (lo - pad, hi + pad);
-    let (left, width, top, height) = (60.0, 640.0, 40.0, 320.0);
+    let frame = Frame { left: 60.0, width: 640.0, top: 40.0, height: 320.0 };
+    let Frame { left, width, top, height } = frame;
     let mut s = svg::begin(left + width + 30.0, top + height + 50.0, 12);
-    let title = format!("{}: {}'s score against strength (95% intervals)", r.variant, r.sides[0]);
-    svg::text(&mut s, 10.0, 22.0, r#"font-size="15" font-weight="bold""#, &title);
+    title(
+        &mut s,
+        &format!("{}: {}'s score against strength (95% intervals)", r.variant, r.sides[0]),
+    );
     let x = |e: f64| left + width * (e - lo) / (hi - lo);
-    let y = |v: f64| top + height * (1.0 - v);
-    for t in 0..=10 {
-        let v = f64::from(t) / 10.0;
-        let c = if t == 5 { "#555" } else { "#e3e3e3" };
-        let _ = writeln!(
-            s,
-            r#"<line x1="{left}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="{c}"/>"#,
-            y(v),
-            left + width
-        );
-        if t % 2 == 0 {
-            svg::text(
-                &mut s,
-                left - 6.0,
-                y(v) + 4.0,
-                r#"text-anchor="end""#,
-                &format!("{}%", t * 10),
-            );
-        }
-    }
+    let y = |v: f64| frame.score_y(v);
+    score_rows(&mut s, frame);
     let step = nice_step(hi - lo);
     let mut t = (lo / step).ceil() * step;
     while t <= hi {
-        let tx = x(t);
-        let _ = writeln!(
-            s,
-            r##"<line x1="{tx:.1}" y1="{top}" x2="{tx:.1}" y2="{:.1}" stroke="#eee"/>"##,
-            top + height
-        );
-        svg::text(&mut s, tx, top + height + 16.0, r#"text-anchor="middle""#, &format!("{t:.0}"));
+        x_tick(&mut s, frame, x(t), &format!("{t:.0}"));
         t += step;
     }
     let axis = "Elo (matches between adjacent rungs, first rung = 0)";

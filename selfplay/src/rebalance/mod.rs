@@ -19,16 +19,17 @@ pub mod candidates;
 pub mod report;
 pub mod tune;
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
 use crate::balance::stats::GroupReport;
 use crate::config::{Budget, GenConfig, NetRef, Shard};
 use crate::error::{Result, SelfplayError};
-use crate::run::{RunOptions, RunStatus, generate, run_dir};
+use crate::run::run_dir;
+pub use crate::steps::Control;
+use crate::steps::json_err;
+pub(crate) use crate::steps::write;
 pub use candidates::Candidate;
 
 /// The owner name of a rebalance directory.
@@ -89,20 +90,6 @@ pub struct Search {
     pub out: PathBuf,
     /// The `kage-train` program (for fine-tunes).
     pub kage_train: Option<PathBuf>,
-}
-
-/// How to run (nothing here changes the output).
-pub struct Control<'a> {
-    /// Worker threads.
-    pub threads: usize,
-    /// Progress lines and bars.
-    pub progress: bool,
-    /// Plain progress line interval.
-    pub progress_every: Duration,
-    /// Set to stop after the work in flight.
-    pub stop: &'a AtomicBool,
-    /// Stop after this many steps (a batch job's share of the work).
-    pub max_steps: Option<usize>,
 }
 
 /// A candidate made concrete: its variant and spec, or why it has none.
@@ -360,18 +347,7 @@ impl Search {
         match *step {
             Step::Tune(c) => tune::run(self, &res[c], ctl),
             Step::Play { cand, round, level } => {
-                let cfg = self.play_config(&res[cand], round, level)?;
-                let opts = RunOptions {
-                    out: dir,
-                    shard: Shard::WHOLE,
-                    threads: ctl.threads,
-                    progress: ctl.progress,
-                    progress_every: ctl.progress_every,
-                    stop: ctl.stop,
-                    factory: crate::factory_for(&cfg)?,
-                    allow_rebuild: false,
-                };
-                Ok(generate(&cfg, &opts)?.status != RunStatus::Interrupted)
+                ctl.play(&self.play_config(&res[cand], round, level)?, dir)
             }
             Step::Audit { cand, level } => {
                 let last = self.settings.rounds - 1;
@@ -380,18 +356,8 @@ impl Search {
                     .into_iter()
                     .filter(|f| f.exists())
                     .collect();
-                let opts = crate::audit::AuditOptions {
-                    sample: self.settings.audit_sample,
-                    seed: self.settings.template.seed,
-                    threads: ctl.threads,
-                    progress_every: ctl.progress.then_some(ctl.progress_every),
-                };
-                let rep = crate::audit::audit(&files, opts)?;
-                let path = dir.with_extension("json");
-                let parent = path.parent().unwrap_or(Path::new("."));
-                std::fs::create_dir_all(parent)
-                    .map_err(|e| SelfplayError::io(parent, "create", e))?;
-                write(&path, &(serde_json::to_string_pretty(&rep).map_err(json_err)? + "\n"))?;
+                let (sample, seed) = (self.settings.audit_sample, self.settings.template.seed);
+                ctl.audit(&files, sample, seed, &dir.with_extension("json"))?;
                 Ok(true)
             }
         }
@@ -399,22 +365,7 @@ impl Search {
 
     /// Claims `--out` and records the settings, or checks that it holds this search.
     pub fn open(&self) -> Result<Vec<Resolved>> {
-        crate::guard::claim_run_dir(&self.out, &self.out, OWNER)?;
-        let text = toml::to_string(&self.settings)
-            .map_err(|e| bad(format!("the settings cannot be written as TOML: {e}")))?;
-        let path = self.out.join("rebalance.toml");
-        match std::fs::read_to_string(&path) {
-            Ok(existing) if existing == text => {}
-            Ok(existing) => {
-                return Err(SelfplayError::ConfigMismatch {
-                    dir: self.out.clone(),
-                    existing,
-                    requested: text,
-                });
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => write(&path, &text)?,
-            Err(e) => return Err(SelfplayError::io(&path, "read", e)),
-        }
+        crate::steps::claim(&self.out, OWNER, "rebalance.toml", &self.settings)?;
         self.resolve()
     }
 
@@ -431,8 +382,7 @@ impl Search {
                 return Ok(Outcome::Done(rep));
             }
             for id in &state.pending {
-                let out_of_turn = ctl.max_steps.is_some_and(|m| steps >= m);
-                if out_of_turn || ctl.stop.load(Ordering::SeqCst) {
+                if ctl.stops_before(steps) {
                     let pending = self.plan(&res).pending.len();
                     return Ok(Outcome::Interrupted { pending });
                 }
@@ -478,14 +428,4 @@ impl Search {
         let text = serde_json::to_string_pretty(state).map_err(json_err)? + "\n";
         write(&self.out.join("state.json"), &text)
     }
-}
-
-fn json_err(e: serde_json::Error) -> SelfplayError {
-    bad(format!("JSON: {e}"))
-}
-
-/// Writes `text` to `path` atomically.
-pub(crate) fn write(path: &Path, text: &str) -> Result<()> {
-    kage_data::atomic::write_atomic(path, text.as_bytes())
-        .map_err(|e| SelfplayError::io(path, "write", e))
 }

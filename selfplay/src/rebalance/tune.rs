@@ -13,7 +13,7 @@ use super::{FineTune, Resolved, Search, Step, write};
 use crate::config::{NetRef, Shard};
 use crate::error::{Result, SelfplayError};
 use crate::player::file_hash;
-use crate::run::{RunOptions, RunStatus, generate, run_dir};
+use crate::run::run_dir;
 
 fn bad(m: String) -> SelfplayError {
     SelfplayError::Config(m)
@@ -101,17 +101,7 @@ pub fn run(s: &Search, r: &Resolved, ctl: &super::Control) -> Result<bool> {
     cfg.seed = s.settings.template.seed.wrapping_add(1 << 20) & crate::config::MAX_TOML_INT;
     cfg.net = base_net_for(s, r)?;
     let cfg = cfg.validated()?;
-    let opts = RunOptions {
-        out: dir.join("selfplay"),
-        shard: Shard::WHOLE,
-        threads: ctl.threads,
-        progress: ctl.progress,
-        progress_every: ctl.progress_every,
-        stop: ctl.stop,
-        factory: crate::factory_for(&cfg)?,
-        allow_rebuild: false,
-    };
-    if generate(&cfg, &opts)?.status == RunStatus::Interrupted {
+    if !ctl.play(&cfg, dir.join("selfplay"))? {
         return Ok(false);
     }
     let data = run_dir(&dir.join("selfplay"), &r.variant, Shard::WHOLE).join("positions.kdata");
