@@ -19,17 +19,7 @@ pub enum LrSchedule {
 }
 
 /// How position records are turned into features.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Default,
-    serde::Serialize,
-    serde::Deserialize,
-    clap::ValueEnum,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum DecodeMode {
     /// Features from the compact fields directly (fast; piece codes checked).
@@ -41,17 +31,7 @@ pub enum DecodeMode {
 }
 
 /// The network architecture a run trains.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Default,
-    serde::Serialize,
-    serde::Deserialize,
-    clap::ValueEnum,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Arch {
     /// kage's own small net: `(features -> ft_size) x 2 -> head_size -> 1` (the default).
