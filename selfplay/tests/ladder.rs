@@ -2,23 +2,18 @@
 //! report of the right structure whose Elo is the chain of its matches; the report's bytes
 //! do not depend on the thread count or on an interruption; bad rungs are one-line errors.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
 
-use kage_selfplay::config::{Budget, GenConfig, OpeningMode, Openings};
+use kage_selfplay::config::{Budget, GenConfig, Openings};
 use kage_selfplay::ladder::{Control, Ladder, OPENING_NODES, Outcome, Rung, Settings};
 use kage_selfplay::matches::OpeningSpec;
 
 fn ladder(out: &Path) -> Ladder {
-    let mut t = GenConfig::new("minishogi", 6, 3, Budget::Nodes(1));
-    t.batch_size = 2;
-    t.openings.random_plies = 2;
-    t.openings.mode = OpeningMode::Uniform;
-    t.adjudication.resign_cp = 600;
-    t.adjudication.resign_plies = 2;
-    t.adjudication.max_plies = 120;
+    let t = common::tiny_template(6, 3, Budget::Nodes(1));
     let rungs = ["nodes=20", "nodes=80", "nodes=320,eval=hce,name=top"];
     let settings = Settings {
         tool: "test".into(),
@@ -35,14 +30,11 @@ fn ladder(out: &Path) -> Ladder {
 }
 
 fn ctl(stop: &AtomicBool, threads: usize, max_steps: Option<usize>) -> Control<'_> {
-    Control { threads, progress: false, progress_every: Duration::ZERO, stop, max_steps }
+    common::quiet(stop, threads, max_steps)
 }
 
 fn report_bytes(dir: &Path) -> Vec<Vec<u8>> {
-    ["report.txt", "report.json", "report.html", "elo.svg"]
-        .iter()
-        .map(|f| std::fs::read(dir.join(f)).unwrap())
-        .collect()
+    common::read_all(dir, &["report.txt", "report.json", "report.html", "elo.svg"])
 }
 
 #[test]

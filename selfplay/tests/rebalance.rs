@@ -2,11 +2,13 @@
 //! reported), an interrupted search resumes to the same report bytes, the candidates parser
 //! refuses unknown keys by name, and `--emit-slurm` writes the pending steps as a job array.
 
+mod common;
+
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use kage_selfplay::config::{Budget, GenConfig, OpeningMode};
+use kage_selfplay::config::Budget;
 use kage_selfplay::rebalance::{
     self, Control, FineTune, Outcome, Search, Settings, builtin_spec, candidates,
 };
@@ -31,13 +33,7 @@ hand_add = "X"
 
 fn search(out: &Path) -> Search {
     let cands = candidates::parse(CANDIDATES, "test candidates").unwrap();
-    let mut t = GenConfig::new("minishogi", 4, 5, Budget::Nodes(30));
-    t.batch_size = 2;
-    t.openings.random_plies = 2;
-    t.openings.mode = OpeningMode::Uniform;
-    t.adjudication.resign_cp = 600;
-    t.adjudication.resign_plies = 2;
-    t.adjudication.max_plies = 120;
+    let t = common::tiny_template(4, 5, Budget::Nodes(30));
     let settings = Settings {
         tool: "test".into(),
         base: "minishogi".into(),
@@ -56,14 +52,11 @@ fn search(out: &Path) -> Search {
 }
 
 fn ctl(stop: &AtomicBool, max_steps: Option<usize>) -> Control<'_> {
-    Control { threads: 2, progress: false, progress_every: Duration::ZERO, stop, max_steps }
+    common::quiet(stop, 2, max_steps)
 }
 
 fn report_bytes(dir: &Path) -> Vec<Vec<u8>> {
-    ["report.txt", "report.json", "report.html"]
-        .iter()
-        .map(|f| std::fs::read(dir.join(f)).unwrap())
-        .collect()
+    common::read_all(dir, &["report.txt", "report.json", "report.html"])
 }
 
 #[test]
