@@ -5,7 +5,6 @@
 //! run never pools two builds silently. None of it is part of a run's config: the output
 //! of a config stays the same bytes.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -47,24 +46,10 @@ impl Build {
     }
 }
 
-/// FNV-1a 64 of a file's bytes, read in blocks (a program may be large).
+/// FNV-1a 64 of a file's bytes, hex (as [`crate::player::file_hash`]; the file is read
+/// whole).
 pub fn hash_file(path: &Path) -> std::io::Result<String> {
-    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    let mut f = std::fs::File::open(path)?;
-    let (mut h, mut buf) = (OFFSET, vec![0u8; 1 << 16]);
-    loop {
-        let n = match f.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        for &b in &buf[..n] {
-            h = (h ^ u64::from(b)).wrapping_mul(PRIME);
-        }
-    }
-    Ok(format!("{h:016x}"))
+    Ok(crate::player::file_hash(&std::fs::read(path)?))
 }
 
 /// This program (the built-in player), computed once.
