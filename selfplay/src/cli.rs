@@ -404,6 +404,9 @@ pub fn user_variant(
     let Some(path) = file else { return Ok(None) };
     let text = read_text_capped(path, cap::TEXT, "variant spec")
         .with_context(|| format!("reading variant file {}", path.display()))?;
+    if kage_engine::variant::file_format(path, &text) == kage_engine::variant::FileFormat::FsfIni {
+        return ini_variant(variant, path);
+    }
     let v = kage_data::variant::from_spec_cached(&text)
         .with_context(|| format!("variant file {}", path.display()))?;
     if VariantId::from_name(&v.name).is_some() {
@@ -424,6 +427,26 @@ pub fn user_variant(
         );
     }
     Ok(Some((v.name.clone(), text)))
+}
+
+/// A section of a Fairy-Stockfish `variants.ini` (`--variant` names it; a file of one section
+/// needs no name), as the engine translates it: its name and kage spec text, or `None` when
+/// the section plays a built-in variant's game and `--variant` names that built-in.
+pub fn ini_variant(
+    variant: Option<&str>,
+    path: &std::path::Path,
+) -> Result<Option<(String, String)>> {
+    let u = kage_engine::variant::read_user_variant(path, variant)
+        .with_context(|| format!("variant file {}", path.display()))?;
+    let name = u.variant.name.clone();
+    match u.spec_text {
+        Some(text) => Ok(Some((name, text))),
+        None if variant == Some(name.as_str()) => Ok(None),
+        None => bail!(
+            "variant file {}: section {name:?} plays kage's built-in {name}; use --variant {name}",
+            path.display()
+        ),
+    }
 }
 
 impl GenerateArgs {

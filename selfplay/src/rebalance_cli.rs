@@ -130,10 +130,22 @@ impl RebalanceArgs {
         if let Some(path) = &self.variant_file {
             let text = read_text_capped(path, cap::TEXT, "variant spec")
                 .with_context(|| format!("reading variant file {}", path.display()))?;
+            let ini = kage_engine::variant::FileFormat::FsfIni;
+            if kage_engine::variant::file_format(path, &text) == ini {
+                match crate::cli::ini_variant(self.base.as_deref(), path)? {
+                    Some(base) => return Ok(base),
+                    None => return self.builtin_base(),
+                }
+            }
             let v = kage_data::variant::from_spec_cached(&text)
                 .with_context(|| format!("variant file {}", path.display()))?;
             return Ok((v.name.clone(), text));
         }
+        self.builtin_base()
+    }
+
+    /// The built-in base variant `--base` names, with its spec text.
+    fn builtin_base(&self) -> Result<(String, String)> {
         let name = self.base.as_deref().unwrap_or_default();
         match rebalance::builtin_spec(name) {
             Some(t) => Ok((name.to_owned(), t.to_owned())),
