@@ -63,17 +63,24 @@ fn note(size: usize) {
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         note(layout.size());
+        // SAFETY: `layout` comes with `GlobalAlloc::alloc`'s contract (non-zero size), which is
+        // the system allocator's; it is passed on unchanged.
         unsafe { System.alloc(layout) }
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         note(layout.size());
+        // SAFETY: as in `alloc`: the caller's contract is `System`'s, the layout is unchanged.
         unsafe { System.alloc_zeroed(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` was allocated by this allocator, which is `System` (every allocation
+        // above is forwarded to it), with this `layout`, as `dealloc`'s contract requires.
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         note(new_size);
+        // SAFETY: `ptr` came from `System` with `layout` (as in `dealloc`), and `new_size` meets
+        // `realloc`'s contract, which the caller upholds; all are passed on unchanged.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
