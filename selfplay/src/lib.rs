@@ -11,11 +11,11 @@
 //! * [`progress`]: plain progress lines when stderr is not a terminal.
 //! * [`build`]: what built a player (git revision, program hash, UCI id), checked on resume.
 //! * [`book`]: balanced opening books, judged by kage's search and other engines.
-//! * [`bench`]: throughput, thread scaling and self-play overhead.
+//! * [`bench`](mod@bench): throughput, thread scaling and self-play overhead.
 //! * [`ladder`]: balance against strength: a ladder of players, their Elo from matches.
 //! * [`rebalance`]: which declared rule change balances a variant (successive halving).
 //! * [`steps`]: what the ladder and the rebalance search share: controls, steps, settings.
-//! * [`matches`]: engine-against-engine matches with GSPRT, PGN and outside UCI engines.
+//! * [`matches`](mod@matches): engine-against-engine matches with GSPRT, PGN and outside UCI engines.
 
 #![warn(missing_docs)]
 

@@ -211,7 +211,7 @@ impl Hce {
         score
     }
 
-    /// [`Hce::king_term`] for a position, counting the hands itself: the part of the
+    /// `Hce::king_term` for a position, counting the hands itself: the part of the
     /// evaluation that the tuner holds fixed (see [`super::hce_terms`]).
     pub fn king_term_white(&self, pos: &Position) -> i32 {
         self.king_term(pos, self.in_hand(pos))

@@ -1,6 +1,6 @@
 //! Fairy-Stockfish's (FSF) own NNUE nets: the HalfKAv2_variants feature layout of a variant
 //! ([`layout`]), the architecture's constants ([`arch`]), the net as integer tensors
-//! ([`net`]) and its file ([`format`], [`file`]), seeded random nets ([`random`]) and the
+//! ([`net`]) and its file ([`format`](mod@format), [`file`](mod@file)), seeded random nets ([`random`]) and the
 //! typed errors ([`error`]).
 //! Everything here is written from `../shared/design/FSF-NNUE.md` (FSF at commit c19b5f6c);
 //! references `file:line` point into FSF's source tree.

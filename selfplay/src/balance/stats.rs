@@ -160,7 +160,7 @@ const BIN_WIDTHS: [u64; 12] = [1, 2, 5, 10, 20, 25, 50, 100, 200, 500, 1000, 10_
 /// Most bins of a histogram.
 const MAX_BINS: u64 = 24;
 
-/// Mean, median, range and a histogram of at most [`MAX_BINS`] bins of `lengths`.
+/// Mean, median, range and a histogram of at most `MAX_BINS` bins of `lengths`.
 pub fn lengths(lengths: &[u64]) -> Lengths {
     let mut v = lengths.to_vec();
     v.sort_unstable();

@@ -36,7 +36,7 @@ pub fn forward(params: &NetParams, batch: &SparseBatch, acc: &mut Vec<f32>, x: &
 /// `[0, split)` in `x_lo`, the rest in `x_hi`) and the activity mask `active` (`B x 2H`, one
 /// matrix: 1 where the accumulator is inside (0, 1), i.e. where the clipped ReLU passes the
 /// gradient, else 0), which is all the backward needs of the accumulators. Each task takes
-/// [`FORWARD_BLOCK`] positions and walks the columns in blocks of [`simd::COLS`] so the FT
+/// `FORWARD_BLOCK` positions and walks the columns in blocks of [`simd::COLS`] so the FT
 /// weights it reads stay in cache; every accumulator is still `bias + rows in feature order`,
 /// so `x` is bit for bit that of [`forward`].
 pub fn forward_split(

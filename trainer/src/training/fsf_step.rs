@@ -1,7 +1,7 @@
 //! One training step of the fsf architecture: the batch sorted by bucket (a stable counting
 //! sort, so the order depends on the data only) and expanded with the king-independent
 //! factoriser; the sparse FT forward and its fused backward + AdamW of the small net
-//! ([`ft`]); the PSQT terms and their sparse update in plain Rust; the layer stacks in burn
+//! ([`ft`](crate::model::ft)); the PSQT terms and their sparse update in plain Rust; the layer stacks in burn
 //! ([`fsf_head`]).
 
 use crate::data::batch::{SparseBatch, sigmoid};

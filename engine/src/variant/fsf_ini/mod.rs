@@ -1,9 +1,9 @@
 //! Fairy-Stockfish's `variants.ini` format read into kage variant specs.
 //!
 //! A file holds sections `[name]` or `[name:parent]`; a parent is an earlier section of the file
-//! or one of the FSF built-in variants listed in [`builtins`] (chess, crazyhouse, minishogi,
+//! or one of the FSF built-in variants listed in `builtins` (chess, crazyhouse, minishogi,
 //! gorogoro, judkins, euroshogi, ...). Each section's rules are FSF's defaults, then its
-//! ancestors' keys, then its own ([`rules`]); they become kage spec TOML ([`translate`]), which
+//! ancestors' keys, then its own (`rules`); they become kage spec TOML (`translate`), which
 //! kage's [`VariantSpec::parse`] and [`Variant::compile`] check and compile like any spec.
 //! Every rule kage can play is translated; any other key whose value is not FSF's default is an
 //! [`FsfIniError::Unsupported`] naming the key and the section that set it.
