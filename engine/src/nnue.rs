@@ -12,6 +12,7 @@
 //! [`Network::to_bytes`]; this module never depends on the trainer or on any ML framework.
 
 pub mod accumulator;
+mod changes;
 pub mod error;
 pub mod features;
 pub mod format;

@@ -9,57 +9,23 @@
 //! weights guarantee that no accumulator leaves the i16 range, so that they equal the
 //! reference's i32 accumulators in every position.
 
+use super::changes::Changes;
 use super::features::{active_features, hand_feature, piece_feature};
 use super::network::Network;
 use super::simd::{self, Level};
 use crate::position::Position;
-use crate::types::{Color, Piece, PieceKind, bits};
+use crate::types::{Color, Piece, PieceKind};
 use crate::variant::Variant;
-
-/// Most changed squares one entry records (a move changes at most four: castling).
-const MAX_SQUARES: usize = 8;
-/// Most changed hand counts one entry records.
-const MAX_HANDS: usize = 4;
-
-#[derive(Clone, Copy, Default)]
-struct SquareChange {
-    sq: u8,
-    old: Option<Piece>,
-    new: Option<Piece>,
-}
-
-#[derive(Clone, Copy)]
-struct HandChange {
-    owner: Color,
-    kind: PieceKind,
-    from: u8,
-    to: u8,
-}
 
 /// What one move changed, and whether the entry's accumulators are computed.
 #[derive(Clone, Copy)]
 struct Entry {
     computed: bool,
-    /// More changes than the arrays hold: the entry can only be refreshed.
-    overflow: bool,
-    /// Feature rows an incremental update adds or removes per perspective (an upper bound).
-    rows: u32,
-    n_squares: u8,
-    squares: [SquareChange; MAX_SQUARES],
-    n_hands: u8,
-    hands: [HandChange; MAX_HANDS],
+    changes: Changes,
 }
 
 impl Entry {
-    const EMPTY: Entry = Entry {
-        computed: false,
-        overflow: false,
-        rows: 0,
-        n_squares: 0,
-        squares: [SquareChange { sq: 0, old: None, new: None }; MAX_SQUARES],
-        n_hands: 0,
-        hands: [HandChange { owner: Color::White, kind: PieceKind(0), from: 0, to: 0 }; MAX_HANDS],
-    };
+    const EMPTY: Entry = Entry { computed: false, changes: Changes::NONE };
 }
 
 /// Accumulators (White's and Black's perspective) for every position of the searched path.
@@ -130,40 +96,8 @@ impl AccumulatorStack {
             self.entries.push(Entry::EMPTY);
             self.accs.resize(self.accs.len() + 2 * self.h, 0);
         }
-        let e = &mut self.entries[self.top];
-        *e = Entry::EMPTY;
-        let v = self.variant;
-        let mut changed = (parent.pieces_of(Color::White) ^ child.pieces_of(Color::White))
-            | (parent.pieces_of(Color::Black) ^ child.pieces_of(Color::Black));
-        for k in 0..v.num_kinds() {
-            let k = PieceKind(k as u8);
-            changed |= parent.pieces_of_kind(k) ^ child.pieces_of_kind(k);
-        }
-        for sq in bits(changed) {
-            let (old, new) = (parent.piece_on(sq), child.piece_on(sq));
-            if e.n_squares as usize == MAX_SQUARES {
-                e.overflow = true;
-                break;
-            }
-            e.squares[e.n_squares as usize] = SquareChange { sq, old, new };
-            e.n_squares += 1;
-            e.rows += u32::from(old.is_some()) + u32::from(new.is_some());
-        }
-        for owner in Color::ALL {
-            for &kind in &v.hand_kinds {
-                let (from, to) = (parent.hand(owner, kind), child.hand(owner, kind));
-                if from == to {
-                    continue;
-                }
-                if e.n_hands as usize == MAX_HANDS {
-                    e.overflow = true;
-                    continue;
-                }
-                e.hands[e.n_hands as usize] = HandChange { owner, kind, from, to };
-                e.n_hands += 1;
-                e.rows += u32::from(from.abs_diff(to));
-            }
-        }
+        self.entries[self.top] =
+            Entry { computed: false, changes: Changes::between(self.variant, parent, child) };
     }
 
     /// Returns to the parent of the top entry (its accumulators are still there).
@@ -185,8 +119,8 @@ impl AccumulatorStack {
         let mut rows = 0u32;
         let mut overflow = false;
         while !self.entries[base].computed {
-            rows += self.entries[base].rows;
-            overflow |= self.entries[base].overflow;
+            rows += self.entries[base].changes.rows();
+            overflow |= self.entries[base].changes.overflow();
             base -= 1; // entry 0 is always computed
         }
         let refresh_rows = pos.occupied().count_ones() + hand_slots(pos);
@@ -224,7 +158,7 @@ impl AccumulatorStack {
         for c in Color::ALL {
             self.add.clear();
             self.sub.clear();
-            for s in &e.squares[..e.n_squares as usize] {
+            for s in e.changes.squares() {
                 if let Some(p) = s.old {
                     self.sub.push(psq(c, p, s.sq));
                 }
@@ -232,7 +166,7 @@ impl AccumulatorStack {
                     self.add.push(psq(c, p, s.sq));
                 }
             }
-            for hc in &e.hands[..e.n_hands as usize] {
+            for hc in e.changes.hands() {
                 let list = if hc.to > hc.from { &mut self.add } else { &mut self.sub };
                 for slot in hc.from.min(hc.to)..hc.from.max(hc.to) {
                     if let Some(f) = hand_feature(v, c, hc.owner, hc.kind, slot) {

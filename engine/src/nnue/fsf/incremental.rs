@@ -8,46 +8,22 @@
 use super::arch::{BUCKETS, CLAMP_MAX, L1, L1_IN, L2, OUTPUT_SCALE, WEIGHT_SCALE_BITS};
 use super::network::{FsfNetwork, to_centipawns};
 use super::reference;
+use crate::nnue::changes::Changes;
 use crate::nnue::simd::{self, Level};
 use crate::position::Position;
-use crate::types::{Color, MAX_KINDS, MAX_SQUARES, Piece, PieceKind, bits};
+use crate::types::{Color, MAX_KINDS, MAX_SQUARES, Piece};
 use crate::variant::Variant;
 use std::sync::Arc;
-
-/// Most changed squares one entry records (castling changes four).
-const MAX_CHANGED: usize = 8;
-/// Most changed hand counts one entry records.
-const MAX_HANDS: usize = 4;
-
-#[derive(Clone, Copy)]
-struct HandChange {
-    owner: Color,
-    kind: PieceKind,
-    from: u8,
-    to: u8,
-}
 
 #[derive(Clone, Copy)]
 struct Entry {
     computed: [bool; 2],
-    overflow: bool,
     king: [u8; 2],
-    n_squares: u8,
-    squares: [(u8, u8, u8); MAX_CHANGED],
-    n_hands: u8,
-    hands: [HandChange; MAX_HANDS],
+    changes: Changes,
 }
 
 impl Entry {
-    const EMPTY: Entry = Entry {
-        computed: [false; 2],
-        overflow: false,
-        king: [0; 2],
-        n_squares: 0,
-        squares: [(0, Piece::NONE_CODE, Piece::NONE_CODE); MAX_CHANGED],
-        n_hands: 0,
-        hands: [HandChange { owner: Color::White, kind: PieceKind(0), from: 0, to: 0 }; MAX_HANDS],
-    };
+    const EMPTY: Entry = Entry { computed: [false; 2], king: [0; 2], changes: Changes::NONE };
 }
 
 /// One cached accumulator of the Finny table and the pieces it stands for.
@@ -135,40 +111,11 @@ impl FsfSearchEval {
             self.acc.resize(self.acc.len() + 2 * L1, 0);
             self.psqt.extend([[0; BUCKETS]; 2]);
         }
-        let v = self.variant;
-        let e = &mut self.entries[self.top];
-        *e = Entry::EMPTY;
-        e.king = [child.king_square(Color::White), child.king_square(Color::Black)];
-        let mut changed = (parent.pieces_of(Color::White) ^ child.pieces_of(Color::White))
-            | (parent.pieces_of(Color::Black) ^ child.pieces_of(Color::Black));
-        for k in 0..v.num_kinds() {
-            let k = PieceKind(k as u8);
-            changed |= parent.pieces_of_kind(k) ^ child.pieces_of_kind(k);
-        }
-        let code = |p: Option<Piece>| p.map_or(Piece::NONE_CODE, Piece::code);
-        for sq in bits(changed) {
-            if e.n_squares as usize == MAX_CHANGED {
-                e.overflow = true;
-                break;
-            }
-            e.squares[e.n_squares as usize] =
-                (sq, code(parent.piece_on(sq)), code(child.piece_on(sq)));
-            e.n_squares += 1;
-        }
-        for owner in Color::ALL {
-            for &kind in &v.hand_kinds {
-                let (from, to) = (parent.hand(owner, kind), child.hand(owner, kind));
-                if from == to {
-                    continue;
-                }
-                if e.n_hands as usize == MAX_HANDS {
-                    e.overflow = true;
-                    continue;
-                }
-                e.hands[e.n_hands as usize] = HandChange { owner, kind, from, to };
-                e.n_hands += 1;
-            }
-        }
+        self.entries[self.top] = Entry {
+            computed: [false; 2],
+            king: [child.king_square(Color::White), child.king_square(Color::Black)],
+            changes: Changes::between(self.variant, parent, child),
+        };
     }
 
     /// Returns to the parent of the current end of the path.
@@ -191,7 +138,7 @@ impl FsfSearchEval {
             let mut refresh = false;
             while !self.entries[base].computed[c.index()] {
                 let e = &self.entries[base];
-                refresh |= e.overflow || e.king[c.index()] != king;
+                refresh |= e.changes.overflow() || e.king[c.index()] != king;
                 base -= 1; // entry 0 is always computed
             }
             if refresh || self.entries[base].king[c.index()] != king {
@@ -241,15 +188,15 @@ impl FsfSearchEval {
         let block = layout.king_block(c, e.king[c.index()]);
         self.add.clear();
         self.sub.clear();
-        for &(sq, old, new) in &e.squares[..e.n_squares as usize] {
-            if let Some(p) = Piece::from_code(old) {
-                self.sub.push(layout.board_feature(c, block, p, sq));
+        for s in e.changes.squares() {
+            if let Some(p) = s.old {
+                self.sub.push(layout.board_feature(c, block, p, s.sq));
             }
-            if let Some(p) = Piece::from_code(new) {
-                self.add.push(layout.board_feature(c, block, p, sq));
+            if let Some(p) = s.new {
+                self.add.push(layout.board_feature(c, block, p, s.sq));
             }
         }
-        for h in &e.hands[..e.n_hands as usize] {
+        for h in e.changes.hands() {
             let list = if h.to > h.from { &mut self.add } else { &mut self.sub };
             for slot in h.from.min(h.to)..h.from.max(h.to) {
                 list.extend(layout.hand_feature(c, block, h.owner, h.kind, slot));
