@@ -192,15 +192,29 @@ pub(crate) fn lock_dir(dir: &Path) -> Result<DirLock> {
         .write(true)
         .open(&path)
         .map_err(|e| SelfplayError::io(&path, "open", e))?;
-    match file.try_lock() {
-        Ok(()) => Ok(DirLock { _file: file }),
-        Err(std::fs::TryLockError::WouldBlock) => Err(SelfplayError::Config(format!(
-            "{} is in use by another kage-selfplay run or match; wait for it or use another --out",
-            dir.display()
-        ))),
-        Err(std::fs::TryLockError::Error(e)) => Err(SelfplayError::io(&path, "lock", e)),
+    // A lock this process has just released can still look held for a moment: a child being
+    // started from another thread shares the released descriptor until it executes its
+    // program. So "in use" is said only when the lock stays held for a short while.
+    for attempt in 0..LOCK_TRIES {
+        match file.try_lock() {
+            Ok(()) => return Ok(DirLock { _file: file }),
+            Err(std::fs::TryLockError::WouldBlock) if attempt + 1 < LOCK_TRIES => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => break,
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(SelfplayError::io(&path, "lock", e));
+            }
+        }
     }
+    Err(SelfplayError::Config(format!(
+        "{} is in use by another kage-selfplay run or match; wait for it or use another --out",
+        dir.display()
+    )))
 }
+
+/// Tries to take a run directory's lock (20 ms apart) before saying it is in use.
+const LOCK_TRIES: u32 = 25;
 
 /// Generates (or resumes, or finds finished) the run of `cfg` for `opts.shard`.
 pub fn generate(cfg: &GenConfig, opts: &RunOptions) -> Result<RunReport> {
