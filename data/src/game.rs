@@ -45,7 +45,10 @@ impl GameResult {
 ///
 /// Stored as a `u32` code (format version 1): the rule reasons 0-6 in [`Reason::ALL`] order,
 /// 7 adjudication (a resignation or an adjudicated draw: the game's result tells which),
-/// 8 the ply limit, 9 anything else.
+/// 8 the ply limit, 9 anything else; then the ways a game between engines ends without a
+/// rule: 10 an illegal move, 11 a time forfeit, 12 an engine fault. The codes 0-9 are those
+/// of the format's first `Termination`: records that use them are the bytes earlier builds
+/// wrote, and earlier files read as before (a build older than codes 10-12 refuses them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Termination {
     /// A rule of the variant ended the game (`kage_engine::Game::outcome`).
@@ -58,13 +61,20 @@ pub enum Termination {
     PlyLimit,
     /// Anything else.
     Other,
+    /// A player made an illegal (or unreadable) move: it lost.
+    IllegalMove,
+    /// A player's clock fell: it lost on time.
+    TimeForfeit,
+    /// A player failed (crashed, hung, broke its pipe): the game has no real result (it is
+    /// stored as a draw; matches replay such games and count none of them).
+    EngineFault,
 }
 
 const ADJUDICATION_CODE: u32 = 7;
 
 impl Termination {
-    /// All terminations, in report order.
-    pub const ALL: [Termination; 11] = [
+    /// The terminations of self-play (the format's first ones), in report order.
+    pub const SELFPLAY: [Termination; 11] = [
         Termination::Rule(Reason::Checkmate),
         Termination::Rule(Reason::Stalemate),
         Termination::Rule(Reason::Campmate),
@@ -78,8 +88,27 @@ impl Termination {
         Termination::Other,
     ];
 
+    /// All terminations, in report order.
+    pub const ALL: [Termination; 14] = [
+        Termination::Rule(Reason::Checkmate),
+        Termination::Rule(Reason::Stalemate),
+        Termination::Rule(Reason::Campmate),
+        Termination::Rule(Reason::Repetition),
+        Termination::Rule(Reason::PerpetualCheck),
+        Termination::Rule(Reason::MoveRule),
+        Termination::Rule(Reason::PawnDropMate),
+        Termination::Resign,
+        Termination::AdjudicatedDraw,
+        Termination::PlyLimit,
+        Termination::Other,
+        Termination::IllegalMove,
+        Termination::TimeForfeit,
+        Termination::EngineFault,
+    ];
+
     /// Name: the engine's [`Reason::name`] for rule verdicts (`checkmate`,
-    /// `perpetual_check`, ...), then `resign`, `adjudicated_draw`, `ply_limit`, `other`.
+    /// `perpetual_check`, ...), then `resign`, `adjudicated_draw`, `ply_limit`, `other`,
+    /// `illegal_move`, `time_forfeit`, `engine_fault`.
     pub fn name(self) -> &'static str {
         match self {
             Termination::Rule(r) => r.name(),
@@ -87,6 +116,9 @@ impl Termination {
             Termination::AdjudicatedDraw => "adjudicated_draw",
             Termination::PlyLimit => "ply_limit",
             Termination::Other => "other",
+            Termination::IllegalMove => "illegal_move",
+            Termination::TimeForfeit => "time_forfeit",
+            Termination::EngineFault => "engine_fault",
         }
     }
 
@@ -110,6 +142,9 @@ impl Termination {
             Termination::Resign | Termination::AdjudicatedDraw => ADJUDICATION_CODE,
             Termination::PlyLimit => 8,
             Termination::Other => 9,
+            Termination::IllegalMove => 10,
+            Termination::TimeForfeit => 11,
+            Termination::EngineFault => 12,
         }
     }
 
@@ -121,6 +156,9 @@ impl Termination {
             ADJUDICATION_CODE => Termination::Resign,
             8 => Termination::PlyLimit,
             9 => Termination::Other,
+            10 => Termination::IllegalMove,
+            11 => Termination::TimeForfeit,
+            12 => Termination::EngineFault,
             _ => return None,
         })
     }
@@ -244,6 +282,10 @@ mod tests {
     #[test]
     fn termination_codes_read_back_and_match_the_first_format() {
         let cfg = crate::BINCODE_CONFIG;
+        // The first format's codes are where they were.
+        let codes: Vec<u32> = Termination::ALL.iter().map(|t| t.code()).collect();
+        assert_eq!(codes, [0, 1, 2, 3, 4, 5, 6, 7, 7, 8, 9, 10, 11, 12]);
+        assert_eq!(Termination::ALL[..11], Termination::SELFPLAY);
         for t in Termination::ALL {
             let result = match t {
                 Termination::Resign => GameResult::BlackWin,
@@ -273,8 +315,8 @@ mod tests {
             .expect("encodes");
         let code_at = bytes.len() - 12; // a fixed-width u32 code, then the u64 game index
         assert_eq!(bytes[code_at..code_at + 4], [9, 0, 0, 0]);
-        bytes[code_at] = 10;
-        let e = bincode::decode_from_slice::<GameRecord, _>(&bytes, cfg).expect_err("code 10");
-        assert!(e.to_string().contains("unknown termination code 10"), "{e}");
+        bytes[code_at] = 13;
+        let e = bincode::decode_from_slice::<GameRecord, _>(&bytes, cfg).expect_err("code 13");
+        assert!(e.to_string().contains("unknown termination code 13"), "{e}");
     }
 }

@@ -58,7 +58,9 @@ impl Synth {
         let rng = &mut self.rng;
         let n = rng.random_range(0..200);
         let results = [GameResult::WhiteWin, GameResult::BlackWin, GameResult::Draw];
-        let termination = Termination::ALL[rng.random_range(0..Termination::ALL.len())];
+        // Self-play's terminations only: the same synthetic data as before codes 10-12.
+        let all = Termination::SELFPLAY;
+        let termination = all[rng.random_range(0..all.len())];
         // Resignations are decisive and adjudicated draws drawn: they are stored alike.
         let result = match termination {
             Termination::Resign => results[rng.random_range(0..2)],
