@@ -130,8 +130,9 @@ struct TrainArgs {
     /// TOML configuration (command-line options override it).
     #[arg(long)]
     config: Option<PathBuf>,
-    /// Continue the run in this directory from its last checkpoint.
-    #[arg(long, conflicts_with_all = ["config", "data", "out"])]
+    /// Continue the run in this directory from its last checkpoint (its weights: not with
+    /// --init-net, which only starts a run).
+    #[arg(long, conflicts_with_all = ["config", "data", "out", "init_net"])]
     resume: Option<PathBuf>,
     /// Train on N synthetic positions instead of files.
     #[arg(long)]
@@ -198,8 +199,10 @@ struct TrainArgs {
     /// Train on what is left of data files with damaged chunks (default: refuse them).
     #[arg(long)]
     allow_damaged: bool,
-    /// Start from this quantised network (e.g. the previous generation's net.nnue) instead of
-    /// random weights; its variant, feature set, --ft-size, --head-size and --scale must match.
+    /// Start from this quantised network instead of random weights: for the small net a kage
+    /// net (e.g. the previous generation's net.nnue) whose variant, feature set, --ft-size,
+    /// --head-size and --scale match; with --arch fsf an FSF-format net of the variant (one
+    /// kage exported, or one of Fairy-Stockfish's).
     #[arg(long, value_name = "FILE.nnue")]
     init_net: Option<PathBuf>,
     /// Also write the network after every epoch as epoch-NNN.nnue in the run directory.

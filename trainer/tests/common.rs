@@ -2,9 +2,10 @@
 #![allow(dead_code)]
 
 use kage_data::{FileHeader, PositionRecord, RecordKind, Writer};
+use kage_engine::nnue::fsf::FsfLayout;
 use kage_engine::{Color, Position, Variant};
 use kage_train::data::synthetic::SyntheticConfig;
-use kage_train::training::config::{FilterConfig, LrSchedule, TrainConfig};
+use kage_train::training::config::{Arch, FSF_FT_SIZE, FilterConfig, LrSchedule, TrainConfig};
 use std::path::{Path, PathBuf};
 
 /// A fresh, empty temporary directory for one test.
@@ -44,6 +45,36 @@ pub fn tiny_config(epochs: u32) -> TrainConfig {
         },
         ..TrainConfig::default()
     }
+}
+
+/// The HalfKAv2 layout of a built-in variant.
+pub fn fsf_layout(name: &str) -> FsfLayout {
+    FsfLayout::for_variant(Variant::by_name(name).expect("variant")).expect("layout")
+}
+
+/// [`tiny_config`] for the fsf architecture: synthetic minishogi HalfKAv2 features.
+pub fn fsf_config(epochs: u32) -> TrainConfig {
+    let dims = fsf_layout("minishogi").dims();
+    let mut cfg = tiny_config(epochs);
+    cfg.arch = Arch::Fsf;
+    cfg.ft_size = FSF_FT_SIZE;
+    cfg.lr = 1e-3;
+    cfg.lr_schedule = LrSchedule::Constant;
+    if let Some(s) = cfg.synthetic.as_mut() {
+        *s = SyntheticConfig { positions: 2000, num_features: dims, ..s.clone() };
+    }
+    cfg
+}
+
+/// The one `.nnue` file in `dir` (an fsf run's net, named by FSF's rule).
+pub fn fsf_net(dir: &Path) -> PathBuf {
+    let mut nets: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("run dir")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "nnue"))
+        .collect();
+    assert_eq!(nets.len(), 1, "one net in {}", dir.display());
+    nets.remove(0)
 }
 
 /// Random legal playouts written as a position file (moves drawn from an xorshift64 stream).

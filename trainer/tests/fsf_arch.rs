@@ -4,33 +4,18 @@
 
 mod common;
 
-use common::{Playouts, temp_dir, tiny_config};
+use common::{Playouts, fsf_config, fsf_net, temp_dir};
 use kage_engine::nnue::fsf::{FsfLayout, arch, read_net, reference};
 use kage_engine::{Position, Variant};
 use kage_train::RunOptions;
-use kage_train::data::synthetic::SyntheticConfig;
 use kage_train::model::fsf::{self, FsfHead, FsfShape, NNUE2SCORE};
 use kage_train::training::checkpoint;
-use kage_train::training::config::{Arch, FSF_FT_SIZE, LrSchedule, TrainConfig};
 use kage_train::training::fsf_step::FsfState;
 use kage_train::training::run::names;
 use std::path::{Path, PathBuf};
 
 fn layout(name: &str) -> FsfLayout {
-    FsfLayout::for_variant(Variant::by_name(name).expect("variant")).expect("layout")
-}
-
-fn fsf_config(epochs: u32) -> TrainConfig {
-    let dims = layout("minishogi").dims();
-    let mut cfg = tiny_config(epochs);
-    cfg.arch = Arch::Fsf;
-    cfg.ft_size = FSF_FT_SIZE;
-    cfg.lr = 1e-3;
-    cfg.lr_schedule = LrSchedule::Constant;
-    if let Some(s) = cfg.synthetic.as_mut() {
-        *s = SyntheticConfig { positions: 2000, num_features: dims, ..s.clone() };
-    }
-    cfg
+    common::fsf_layout(name)
 }
 
 /// Random playouts of minishogi with a score that a net can partly learn (material-like:
@@ -57,16 +42,6 @@ fn positions(seed: u64) -> Vec<Position> {
     }
     let _ = std::fs::remove_dir_all(&dir);
     out
-}
-
-fn fsf_net(dir: &Path) -> PathBuf {
-    let mut nets: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("run dir")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "nnue"))
-        .collect();
-    assert_eq!(nets.len(), 1, "one net in {}", dir.display());
-    nets.remove(0)
 }
 
 #[test]

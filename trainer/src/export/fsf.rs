@@ -3,6 +3,8 @@
 //! weights ×64 (i8), hidden biases ×8128 (i32), output weights ×9600/127 (i8), output bias
 //! ×9600 (i32); rounded to nearest and saturated. The file is the engine's encoding
 //! ([`FsfNet::to_bytes`]) under FSF's name rule, `<variant>-<sha256 12>.nnue`.
+//! [`dequantise`] is the inverse (`--init-net`): quantising its floats gives back every
+//! integer, which [`round_trip_error`] checks.
 
 use crate::error::{TrainError, io_err};
 use crate::model::NetParams;
@@ -65,6 +67,120 @@ pub fn quantise(ft: &NetParams, head: &FsfHead, description: &str) -> FsfNet {
         psqt: i32s(&head.psqt, OUT_SCALE),
         stacks: (0..BUCKETS).map(|b| stack(head, b)).collect(),
     }
+}
+
+fn floats<T: Copy + Into<f64>>(v: &[T], scale: f32) -> Vec<f32> {
+    v.iter().map(|&q| (q.into() / f64::from(scale)) as f32).collect()
+}
+
+/// FSF's `[output][input]` i8 rows as input-major `inputs × outputs` floats.
+fn float_rows(w: &[i8], inputs: usize, outputs: usize, scale: f32) -> Vec<f32> {
+    let mut out = vec![0f32; inputs * outputs];
+    for i in 0..inputs {
+        for o in 0..outputs {
+            out[i * outputs + o] = (f64::from(w[o * inputs + i]) / f64::from(scale)) as f32;
+        }
+    }
+    out
+}
+
+/// The float model an FSF-format net stands for (the inverse of [`quantise`]): the FT and
+/// the PSQT with the net's rows alone (no factoriser rows), the stacks bucket-major.
+pub fn dequantise(net: &FsfNet) -> (NetParams, FsfHead) {
+    let dims = net.dims();
+    let ft = NetParams {
+        num_features: dims,
+        ft_size: L1,
+        head_size: 0,
+        ft_w: floats(&net.ft_weights, FT_SCALE),
+        ft_b: floats(&net.ft_bias, FT_SCALE),
+        l1_w: Vec::new(),
+        l1_b: Vec::new(),
+        out_w: Vec::new(),
+        out_b: vec![0.0],
+    };
+    let hidden_bias = FT_SCALE * WEIGHT_SCALE;
+    let mut head = FsfHead {
+        psqt: floats(&net.psqt, OUT_SCALE),
+        l1_w: Vec::with_capacity(BUCKETS * STACK_SIZES[0]),
+        l1_b: Vec::with_capacity(BUCKETS * L2),
+        l2_w: Vec::with_capacity(BUCKETS * STACK_SIZES[2]),
+        l2_b: Vec::with_capacity(BUCKETS * L3),
+        out_w: Vec::with_capacity(BUCKETS * L3),
+        out_b: Vec::with_capacity(BUCKETS),
+    };
+    for s in &net.stacks {
+        head.l1_w.extend(float_rows(&s.l1_weights, L1_IN, L2, WEIGHT_SCALE));
+        head.l1_b.extend(floats(&s.l1_bias, hidden_bias));
+        head.l2_w.extend(float_rows(&s.l2_weights, L2, L3, WEIGHT_SCALE));
+        head.l2_b.extend(floats(&s.l2_bias, hidden_bias));
+        head.out_w.extend(float_rows(&s.out_weights, L3, 1, OUT_SCALE / FT_SCALE));
+        head.out_b.extend(floats(&[s.out_bias], OUT_SCALE));
+    }
+    (ft, head)
+}
+
+/// A value of a net that its float model does not quantise back to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoundTripError {
+    /// The tensor (`ft_weights`, `psqt`, `stack 3 l1_weights`, ...).
+    pub tensor: String,
+    /// The index in it (file order).
+    pub index: usize,
+    /// The net's value.
+    pub found: i64,
+    /// What quantising its float gives.
+    pub back: i64,
+}
+
+impl std::fmt::Display for RoundTripError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}[{}] = {} comes back as {} from the float model (the trainer's weights hold \
+             i8 values in -127..=127 and i32 values up to about 2^23)",
+            self.tensor, self.index, self.found, self.back
+        )
+    }
+}
+
+fn first_difference<T: Copy + Into<i64> + PartialEq>(
+    tensor: &str,
+    a: &[T],
+    b: &[T],
+) -> Result<(), RoundTripError> {
+    match a.iter().zip(b).position(|(x, y)| x != y) {
+        None => Ok(()),
+        Some(index) => Err(RoundTripError {
+            tensor: tensor.to_string(),
+            index,
+            found: a[index].into(),
+            back: b[index].into(),
+        }),
+    }
+}
+
+/// Checks that quantising `net`'s float model (`ft`, `head`: [`dequantise`]'s) gives back
+/// every one of its integers; the first that does not is the error.
+pub fn round_trip_error(
+    net: &FsfNet,
+    ft: &NetParams,
+    head: &FsfHead,
+) -> Result<(), RoundTripError> {
+    let back = quantise(ft, head, "");
+    first_difference("ft_bias", &net.ft_bias, &back.ft_bias)?;
+    first_difference("ft_weights", &net.ft_weights, &back.ft_weights)?;
+    first_difference("psqt", &net.psqt, &back.psqt)?;
+    for (b, (s, t)) in net.stacks.iter().zip(&back.stacks).enumerate() {
+        let name = |what: &str| format!("stack {b} {what}");
+        first_difference(&name("l1_bias"), &s.l1_bias, &t.l1_bias)?;
+        first_difference(&name("l1_weights"), &s.l1_weights, &t.l1_weights)?;
+        first_difference(&name("l2_bias"), &s.l2_bias, &t.l2_bias)?;
+        first_difference(&name("l2_weights"), &s.l2_weights, &t.l2_weights)?;
+        first_difference(&name("out_bias"), &[s.out_bias], &[t.out_bias])?;
+        first_difference(&name("out_weights"), &s.out_weights, &t.out_weights)?;
+    }
+    Ok(())
 }
 
 /// Writes `net` into `dir` under FSF's name for `layout`'s variant (temp file + rename);

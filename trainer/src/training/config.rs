@@ -152,7 +152,8 @@ pub struct TrainConfig {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub allow_damaged: bool,
     /// Start from this quantised network (its weights dequantised) instead of random weights.
-    /// Its variant, feature set, sizes and output scale must match the configuration.
+    /// The small net: a kage net whose variant, feature set, sizes and output scale match
+    /// the configuration; the fsf architecture: an FSF-format net of the variant.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub init_net: Option<PathBuf>,
     /// Also write the quantised network after every epoch (`epoch-NNN.nnue` in the run
@@ -284,9 +285,6 @@ impl TrainConfig {
                 "ft_size",
                 format!("the fsf architecture's feature transformer is {FSF_FT_SIZE} wide"),
             ));
-        }
-        if self.arch == Arch::Fsf && self.init_net.is_some() {
-            return Err(invalid("init_net", "not supported with the fsf architecture yet"));
         }
         if !(1..=MAX_HEAD_SIZE as usize).contains(&self.head_size) {
             return Err(invalid("head_size", format!("must be in 1..={MAX_HEAD_SIZE}")));

@@ -12,7 +12,7 @@ use crate::training::checkpoint::{self, CheckpointState};
 use crate::training::config::{Arch, TrainConfig};
 use crate::training::data_identity::DataIdentity;
 use crate::training::fsf_step::FsfState;
-use crate::training::init::load_init_net;
+use crate::training::init::{load_fsf_init_net, load_init_net};
 use crate::training::progress::{EpochProgress, ProgressLog};
 use crate::training::train::{EpochMetrics, Trainer};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -162,16 +162,24 @@ pub fn run(cfg: TrainConfig, dir: &Path, opts: RunOptions) -> Result<RunSummary,
         return Err(TrainError::RunExists(dir.display().to_string()));
     }
     kage_data::guard::claim_dir(dir, OWNER)?;
-    let init = match &cfg.init_net {
-        Some(path) => Some(load_init_net(path, &cfg, &space)?),
-        None => None,
-    };
+    let trainer = start(cfg, &space)?;
     identity.save(dir)?;
-    let trainer = match init {
-        Some(params) => Trainer::from_init(cfg, params),
-        None => Trainer::new(cfg, space.num_features),
-    };
     drive(trainer, &space, dir, opts)
+}
+
+/// The trainer a new run starts with: from its `--init-net`, else seeded weights.
+fn start(cfg: TrainConfig, space: &FeatureSpace) -> Result<Trainer, TrainError> {
+    Ok(match (&cfg.init_net, cfg.arch) {
+        (None, _) => Trainer::new(cfg, space.num_features),
+        (Some(path), Arch::Small) => {
+            let params = load_init_net(path, &cfg, space)?;
+            Trainer::from_init(cfg, params)
+        }
+        (Some(path), Arch::Fsf) => {
+            let (ft, head) = load_fsf_init_net(path, space)?;
+            Trainer::from_fsf_init(cfg, ft, head)
+        }
+    })
 }
 
 /// Continues the run in `dir` from its last checkpoint; `epochs` may extend the run.

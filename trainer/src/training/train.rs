@@ -136,6 +136,23 @@ impl Trainer {
         t
     }
 
+    /// A fsf-architecture trainer starting from an FSF-format net's float model (`ft` and
+    /// `head` with the net's rows alone, [`crate::export::fsf::dequantise`]'s): the
+    /// factoriser's rows are added as zeros, so the model computes that net.
+    pub fn from_fsf_init(cfg: TrainConfig, mut ft: NetParams, mut head: FsfHead) -> Trainer {
+        let v = crate::data::space::rules(&cfg).expect("validated by space::resolve");
+        let layout = crate::data::space::fsf_layout(v).expect("validated by space::resolve");
+        let shape = FsfShape::new(layout);
+        let rows = shape.factoriser().train_features();
+        ft.ft_w.resize(rows * ft.ft_size, 0.0);
+        ft.num_features = rows;
+        head.psqt.resize(rows * kage_engine::nnue::fsf::arch::BUCKETS, 0.0);
+        let state = FsfState::new(shape, head, None);
+        let mut t = Trainer::from_state(cfg, ft, None, 0, 0, Vec::new());
+        t.fsf = Some(Box::new(state));
+        t
+    }
+
     /// Trainer starting from the parameters of an existing network (`--init-net`); with the
     /// factoriser, its group rows start at zero, so the model computes that network.
     pub fn from_init(cfg: TrainConfig, mut params: NetParams) -> Trainer {
