@@ -16,10 +16,10 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::arena::player::{Ask, Player};
 use crate::balance::group::{self, GroupInfo, GroupKey};
 use crate::config::GenConfig;
 use crate::error::{Result, SelfplayError};
-use crate::player::Player;
 use crate::progress::LogLines;
 
 /// How to audit.
@@ -274,7 +274,7 @@ pub fn play_on(
         }
         game.play(Move(m));
     }
-    player.new_game();
+    player.new_game().map_err(|e| bad(format!("new game: {e}")))?;
     // Jittered runs play on with jittered budgets too, from a stream of their own.
     let mut rng = crate::play::game_rng(cfg.seed ^ 0x6175_6469_7421, &cfg.variant, rec.game_index);
     let cap = match cfg.adjudication.max_plies {
@@ -288,17 +288,17 @@ pub fn play_on(
         if game.ply() >= cap {
             break (GameResult::Draw, Termination::PlyLimit);
         }
-        if cfg.nodes_jitter_pct > 0 {
-            player.set_node_scale(crate::play::jitter_scale(cfg.nodes_jitter_pct, &mut rng));
-        }
-        let c = player.choose(&game, 1);
-        if c.best.is_null() || !game.position().is_legal(c.best) {
+        let scale = (cfg.nodes_jitter_pct > 0)
+            .then(|| crate::play::jitter_scale(cfg.nodes_jitter_pct, &mut rng));
+        let ask = Ask::new(crate::play::budget_limit(cfg.budget, scale));
+        let c = player.go(&game, &ask).map_err(|e| bad(format!("player failed: {e}")))?;
+        let Some(best) = c.best.filter(|&m| game.position().is_legal(m)) else {
             return Err(bad(format!(
                 "player returned an illegal move in {}",
                 game.position().to_fen()
             )));
-        }
-        game.play(c.best);
+        };
+        game.play(best);
     };
     Ok(Case {
         run: format!("{run:016x}"),

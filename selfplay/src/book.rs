@@ -15,10 +15,10 @@ use kage_engine::eval::Evaluator;
 use kage_engine::{Game, Variant};
 use serde::Serialize;
 
+use crate::arena::player::{Ask, Builtin, Player};
 use crate::config::{OpeningMode, Openings};
-use crate::matches::engine::{self, EngineKind, EngineSpec, MatchEngine, MoveLimit};
+use crate::matches::engine::{self, EngineKind, EngineSpec, MoveLimit, Score};
 use crate::matches::openings::{Book as Sampler, OpeningSpec};
-use crate::player::SearchPlayer;
 
 /// Why a book cannot be made.
 #[derive(Debug, thiserror::Error)]
@@ -222,8 +222,8 @@ enum Verdict {
 
 /// One worker's judges and sampler helper.
 struct Panel {
-    judges: Vec<Box<dyn MatchEngine>>,
-    helper: Option<SearchPlayer>,
+    judges: Vec<Box<dyn Player>>,
+    helper: Option<Builtin>,
 }
 
 struct Ctx<'a> {
@@ -254,7 +254,8 @@ fn score(ctx: &Ctx, panel: &mut Panel, i: usize, game: &Game) -> Result<i32, Boo
         _ => ctx.cfg.hang,
     };
     let j = &mut panel.judges[i];
-    let ask = |j: &mut Box<dyn MatchEngine>| j.new_game().and_then(|_| j.go(game, limit, wait));
+    let ask = Ask { limit, multipv: 1, wait: Some(wait) };
+    let ask = |j: &mut Box<dyn Player>| j.new_game().and_then(|_| j.go(game, &ask));
     let reply = match ask(j) {
         Ok(r) => r,
         Err(first) => {
@@ -267,7 +268,8 @@ fn score(ctx: &Ctx, panel: &mut Panel, i: usize, game: &Game) -> Result<i32, Boo
     let s = reply.score.ok_or_else(|| {
         BookError::Judge(format!("judge {name:?} reported no score (info ... score cp N)"))
     })?;
-    let cp = s.centipawns();
+    // Through `Score`, as the judges' scores always went (a mate as moves).
+    let cp = Score::from_search(s).centipawns();
     let first = Game::startpos(ctx.variant).position().side_to_move();
     Ok(if game.position().side_to_move() == first { cp } else { -cp })
 }

@@ -2,6 +2,7 @@
 //!
 //! * [`config`]: the generator config (what decides the games) and shards.
 //! * [`play`]: one game (random openings, search, adjudication, records).
+//! * [`arena`]: what self-play, matches and audits share: the one player trait.
 //! * [`audit`]: plays adjudicated games on to their real end: how often adjudication erred.
 //! * [`driver`]: many games on a rayon pool, one player per thread.
 //! * [`guard`]: what a command may write: never over its inputs, never into another tool's
@@ -20,6 +21,7 @@
 #![warn(missing_docs)]
 
 pub mod adjudicate;
+pub mod arena;
 pub mod audit;
 pub mod balance;
 pub mod bench;
@@ -39,10 +41,11 @@ pub mod run;
 pub mod steps;
 
 pub use adjudicate::Adjudicator;
+pub use arena::player::{Answer, Ask, Builtin, GreedyPlayer, MoveLimit, Player};
 pub use config::{Adjudication, Budget, GenConfig, OpeningMode, Openings, PlayerKind, Shard};
 pub use driver::{PlayerFactory, Slot, play_games};
 pub use error::{Result, SelfplayError};
 pub use kage_data::stats::{GameStats, wilson};
 pub use play::{GameOutput, game_rng, play_game};
-pub use player::{Choice, GreedyPlayer, Player, SearchPlayer, factory_for};
+pub use player::factory_for;
 pub use run::{GIT_REVISION, RunOptions, RunReport, RunStatus, generate, run_dir};

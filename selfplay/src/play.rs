@@ -11,9 +11,10 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::adjudicate::Adjudicator;
+use crate::arena::player::{Answer, Ask, MoveLimit, Player};
+use crate::config::Budget;
 use crate::config::{GenConfig, OpeningMode};
 use crate::error::{Result, SelfplayError};
-use crate::player::Player;
 
 /// A finished game: its records plus what the run statistics and the benchmark need.
 #[derive(Clone, Debug)]
@@ -53,7 +54,8 @@ pub fn play_game(
 ) -> Result<GameOutput> {
     let start = Instant::now();
     let mut rng = game_rng(cfg.seed, &cfg.variant, index);
-    player.new_game();
+    let bad = |reason: String| SelfplayError::BadGame { game: index, reason };
+    player.new_game().map_err(|e| bad(format!("new game: {e}")))?;
     let mut game = Game::startpos(variant);
     let mut adj = Adjudicator::new(cfg.adjudication);
     let mut positions: Vec<PositionRecord> = Vec::new();
@@ -75,25 +77,23 @@ pub fn play_game(
         }
         let opening = ply < open.random_plies;
         let multipv = if opening && open.mode == OpeningMode::Multipv { open.multipv } else { 1 };
-        if cfg.nodes_jitter_pct > 0 {
-            player.set_node_scale(jitter_scale(cfg.nodes_jitter_pct, &mut rng));
-        }
+        let scale =
+            (cfg.nodes_jitter_pct > 0).then(|| jitter_scale(cfg.nodes_jitter_pct, &mut rng));
+        let ask = Ask { multipv: multipv as usize, ..Ask::new(budget_limit(cfg.budget, scale)) };
         let t = Instant::now();
-        let choice = player.choose(&game, multipv as usize);
+        let choice = player.go(&game, &ask).map_err(|e| bad(format!("player failed: {e}")))?;
         search_ns += t.elapsed().as_nanos() as u64;
-        nodes += choice.nodes;
+        nodes += choice.nodes.unwrap_or(0);
         let pos = game.position();
-        if choice.best.is_null() || !pos.is_legal(choice.best) {
-            return Err(SelfplayError::BadGame {
-                game: index,
-                reason: format!("player returned an illegal move in {}", pos.to_fen()),
-            });
-        }
-        let score = clamp_i16(choice.score);
-        let verdict = adj.observe(ply, pos.side_to_move(), choice.score);
+        let Some(best) = choice.best.filter(|&m| pos.is_legal(m)) else {
+            return Err(bad(format!("player returned an illegal move in {}", pos.to_fen())));
+        };
+        let raw = choice.score.unwrap_or(0);
+        let score = clamp_i16(raw);
+        let verdict = adj.observe(ply, pos.side_to_move(), raw);
         let played = match verdict {
             Some(_) => None,
-            None if !opening => Some(choice.best),
+            None if !opening => Some(best),
             None => Some(opening_move(&game, &choice, open.mode, open.margin_cp, &mut rng)),
         };
         // The result is filled in once the game is over.
@@ -103,7 +103,7 @@ pub fn play_game(
             None,
             ply as u16,
             played,
-            Some(choice.best),
+            Some(best),
         )?);
         match (verdict, played) {
             (Some(v), _) => break v,
@@ -136,6 +136,15 @@ pub fn play_game(
     })
 }
 
+/// The limit of one move of a self-play budget, its nodes scaled by `scale` (node jitter).
+pub fn budget_limit(budget: Budget, scale: Option<f64>) -> MoveLimit {
+    match (budget, scale) {
+        (Budget::Nodes(n), Some(f)) => MoveLimit::Nodes(((n as f64 * f).round() as u64).max(1)),
+        (Budget::Nodes(n), None) => MoveLimit::Nodes(n),
+        (Budget::Depth(d), _) => MoveLimit::Depth(d),
+    }
+}
+
 /// A node budget factor in `1 +- pct/100`, uniform, from `rng`.
 pub fn jitter_scale(pct: u32, rng: &mut Xoshiro256PlusPlus) -> f64 {
     jitter_factor(f64::from(pct) / 100.0, rng)
@@ -151,7 +160,7 @@ pub fn jitter_factor(fraction: f64, rng: &mut Xoshiro256PlusPlus) -> f64 {
 /// `margin` of the best.
 pub(crate) fn opening_move(
     game: &Game,
-    choice: &crate::player::Choice,
+    choice: &Answer,
     mode: OpeningMode,
     margin: i32,
     rng: &mut Xoshiro256PlusPlus,
@@ -163,14 +172,18 @@ pub(crate) fn opening_move(
             all[rng.random_range(0..all.len())]
         }
         OpeningMode::Multipv => {
-            let best = choice.lines.first().map_or(choice.score, |l| l.0);
+            let best = choice.lines.first().map_or(choice.score.unwrap_or(0), |l| l.0);
             let near: Vec<Move> = choice
                 .lines
                 .iter()
                 .filter(|(s, m)| *s >= best.saturating_sub(margin) && !m.is_null())
                 .map(|&(_, m)| m)
                 .collect();
-            if near.is_empty() { choice.best } else { near[rng.random_range(0..near.len())] }
+            match choice.best {
+                Some(m) if near.is_empty() => m,
+                _ if near.is_empty() => Move::NULL,
+                _ => near[rng.random_range(0..near.len())],
+            }
         }
     }
 }
@@ -178,8 +191,8 @@ pub(crate) fn opening_move(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::arena::player::GreedyPlayer;
     use crate::config::Budget;
-    use crate::player::GreedyPlayer;
 
     fn cfg() -> GenConfig {
         GenConfig::new("minishogi", 4, 7, Budget::Nodes(1)).validated().unwrap()
@@ -222,7 +235,7 @@ mod tests {
         c.openings.random_plies = 0;
         c.adjudication.max_plies = 40;
         let play = |c: &GenConfig, i| {
-            let mut p = crate::player::SearchPlayer::new(1, c.budget);
+            let mut p = crate::arena::player::Builtin::default_eval(1);
             play_game(c, v, &mut p, i).unwrap().record.moves
         };
         // Without openings or jitter every game is the same game.

@@ -9,10 +9,11 @@ use kage_engine::{Color, Game};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
-use super::engine::{MatchEngine, MoveLimit, Score};
+use super::engine::Score;
 use super::openings::Opening;
 use super::uci::UciError;
 use crate::adjudicate::Adjudicator;
+use crate::arena::player::{Ask, MoveLimit, Player};
 use crate::config::Adjudication;
 
 /// How long each move may take (what a match's identity records).
@@ -172,7 +173,7 @@ fn result_of(winner: Option<Color>) -> &'static str {
 
 /// Plays one game. `engines[0]` is the first engine; it has White when `first_white`.
 pub fn play(
-    engines: &mut [Box<dyn MatchEngine>; 2],
+    engines: &mut [Box<dyn Player>; 2],
     first_white: bool,
     opening: &Opening,
     s: &GameSettings,
@@ -237,7 +238,7 @@ pub fn play(
         };
         let eng = &mut engines[idx(stm)];
         let t0 = Instant::now();
-        let reply = eng.go(&game, limit, wait);
+        let reply = eng.go(&game, &Ask { limit, multipv: 1, wait: Some(wait) });
         let took = t0.elapsed();
         think += took;
         let timed = matches!(s.limit, LimitSpec::Clock { .. });
@@ -259,9 +260,10 @@ pub fn play(
             }
             *c += inc_ms as i64;
         }
-        let mv = match game.position().parse_move(&reply.text) {
-            Ok(m) => m,
-            Err(_) => {
+        let score = reply.score.map(Score::from_search);
+        let mv = match reply.best.filter(|&m| game.position().is_legal(m)) {
+            Some(m) => m,
+            None => {
                 notes.push(format!(
                     "{} played an illegal move {:?} in {}",
                     names[stm.index()],
@@ -272,11 +274,11 @@ pub fn play(
             }
         };
         moves.push(game.position().move_to_uci(mv));
-        scores.push(reply.score);
+        scores.push(score);
         ms.push(took.as_millis() as u64);
         let ply = game.ply() as u32;
         game.play(mv);
-        let verdict = reply.score.and_then(|sc| adjudicator.observe(ply, stm, sc.centipawns()));
+        let verdict = score.and_then(|sc| adjudicator.observe(ply, stm, sc.centipawns()));
         if let Some((winner, why)) = verdict {
             break (winner, why.name().replace('_', " "));
         }

@@ -10,9 +10,9 @@ use rand::Rng;
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Budget, OpeningMode, Openings};
+use crate::arena::player::{Ask, Builtin, MoveLimit, Player};
+use crate::config::{OpeningMode, Openings};
 use crate::play::{game_rng, opening_move};
-use crate::player::{Player, SearchPlayer};
 
 /// In which order file openings are used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -219,39 +219,50 @@ impl Book {
     }
 
     /// A searcher for MultiPV openings (one per worker), if this book needs one.
-    pub fn helper(&self) -> Option<SearchPlayer> {
+    pub fn helper(&self) -> Option<Builtin> {
         match &self.spec {
-            OpeningSpec::Random { openings, nodes } if openings.mode == OpeningMode::Multipv => {
-                Some(SearchPlayer::new(4, Budget::Nodes(*nodes)))
+            OpeningSpec::Random { openings, .. } if openings.mode == OpeningMode::Multipv => {
+                Some(Builtin::default_eval(4))
             }
             _ => None,
         }
     }
 
     /// Opening `k`.
-    pub fn opening(&self, k: u64, helper: Option<&mut SearchPlayer>) -> Opening {
+    pub fn opening(&self, k: u64, helper: Option<&mut Builtin>) -> Opening {
         match &self.spec {
             OpeningSpec::File { .. } => self.lines[(k % self.lines.len() as u64) as usize].clone(),
-            OpeningSpec::Random { openings, .. } => self.random(k, *openings, helper),
+            OpeningSpec::Random { openings, nodes } => {
+                self.random(k, *openings, MoveLimit::Nodes(*nodes), helper)
+            }
         }
     }
 
-    fn random(&self, k: u64, o: Openings, mut helper: Option<&mut SearchPlayer>) -> Opening {
+    fn random(
+        &self,
+        k: u64,
+        o: Openings,
+        limit: MoveLimit,
+        mut helper: Option<&mut Builtin>,
+    ) -> Opening {
         let mut rng = game_rng(self.seed, &self.variant.name, k);
         let mut best = Vec::new();
         // A line that ends the game early is drawn again (a few times).
         for _ in 0..50 {
             let mut game = Game::startpos(self.variant);
             if let Some(h) = helper.as_deref_mut() {
-                h.new_game();
+                let _ = h.new_game(); // the built-in player cannot fail
             }
             while game.ply() < o.random_plies as usize && game.outcome().is_none() {
-                let mv = match (o.mode, helper.as_deref_mut()) {
-                    (OpeningMode::Multipv, Some(h)) => {
-                        let choice = h.choose(&game, o.multipv.max(1) as usize);
-                        opening_move(&game, &choice, o.mode, o.margin_cp, &mut rng)
-                    }
-                    _ => {
+                let ask = Ask { multipv: o.multipv.max(1) as usize, ..Ask::new(limit) };
+                // The built-in player answers every ask (no wait bound, no process).
+                let answer = match (o.mode, helper.as_deref_mut()) {
+                    (OpeningMode::Multipv, Some(h)) => h.go(&game, &ask).ok(),
+                    _ => None,
+                };
+                let mv = match answer {
+                    Some(a) => opening_move(&game, &a, o.mode, o.margin_cp, &mut rng),
+                    None => {
                         let moves = game.position().legal_moves();
                         let all = moves.as_slice();
                         all[rng.random_range(0..all.len())]

@@ -14,13 +14,14 @@ use kage_engine::eval::Evaluator;
 use serde::Serialize;
 
 use super::MatchConfig;
-use super::engine::{self, EngineKind, MatchEngine};
+use super::engine::{self, EngineKind};
 use super::game::{self, GameEnd, GameSettings};
 use super::log::{PairLine, PairLog, claim, write_atomic};
 use super::openings::Book;
 use super::pgn;
 use super::sprt::Verdict;
 use super::stats::{self, Counts, Elo, SprtState};
+use crate::arena::player::Player;
 use crate::play::game_rng;
 
 /// Why a match could not run or had to stop.
@@ -109,7 +110,7 @@ struct Shared<'a> {
     halt: AtomicBool,
 }
 
-type Pairing = [Box<dyn MatchEngine>; 2];
+type Pairing = [Box<dyn Player>; 2];
 
 /// Starts one pairing (both engines), with a clear message on failure.
 fn start_pairing(cfg: &MatchConfig, evals: &[Evaluator; 2]) -> Result<Pairing, MatchError> {
