@@ -233,7 +233,7 @@ impl Position {
             MoveKind::Castling => self.variant.king,
             MoveKind::Promotion => {
                 let k = self.piece_on(m.from().0).expect("promotion from an occupied square").kind;
-                self.variant.kind(k).promotes_to.expect("promotable kind")
+                self.variant.promoted_kind(k, m)
             }
             _ => self.piece_on(m.from().0).expect("move from an occupied square").kind,
         }
@@ -301,7 +301,7 @@ impl Position {
                 let info = v.kind(k);
                 let nk = if m.kind() == MoveKind::Promotion {
                     self.halfmove = 0;
-                    info.promotes_to.expect("promotable kind")
+                    v.promoted_kind(k, m)
                 } else {
                     k
                 };

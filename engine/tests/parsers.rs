@@ -104,6 +104,17 @@ fn bad_specs_name_the_problem() {
         ),
         (base.replace("betza = \"fW\"", "betza = \"fX\""), "bad movement"),
         (base.replace("promotes_to = \"+R\"", "promotes_to = \"+Z\""), "unknown piece"),
+        (
+            base.replace(
+                "promotes_to = \"+R\"",
+                "promotes_to = \"+R\"\npromotion_choices = [\"G\"]",
+            ),
+            "exclude each other",
+        ),
+        (base.replace("promotes_to = \"+R\"", "promotion_choices = [\"K\"]"), "non-royal"),
+        (base.replace("promotes_to = \"+R\"", "promotion_choices = [\"+P\"]"), "unpromoted"),
+        (base.replace("promotes_to = \"+R\"", "promotion_choices = [\"G\", \"G\"]"), "once"),
+        (base.replace("promotes_to = \"+R\"", "promotion_choices = [\"Z\"]"), "unknown piece"),
         (base.replace("royal = true", "royal = false"), "royal"),
         (base.replace("width = 5", "width = 9"), "does not fit"),
         (

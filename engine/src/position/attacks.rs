@@ -148,11 +148,8 @@ impl Position {
             kind => {
                 let from = m.from().0;
                 let Some(p) = self.piece_on(from) else { return false };
-                let k = if kind == MoveKind::Promotion {
-                    v.kind(p.kind).promotes_to.unwrap_or(p.kind)
-                } else {
-                    p.kind
-                };
+                let k =
+                    if kind == MoveKind::Promotion { v.promoted_kind(p.kind, m) } else { p.kind };
                 if discoverers & (1 << from) != 0 && self.line_segment(ksq, from) & (1 << to) == 0 {
                     return true;
                 }

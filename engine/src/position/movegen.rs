@@ -15,6 +15,17 @@ pub trait MoveSink {
         }
     }
 
+    /// Promotions from `from` to every square of `targets`, each into each of `choices`
+    /// promotion choices.
+    #[inline(always)]
+    fn push_promotions(&mut self, from: u8, targets: Bitboard, choices: u8) {
+        for to in bits(targets) {
+            for c in 0..choices {
+                self.push(Move::promotion(from, to, c));
+            }
+        }
+    }
+
     /// Drops of `kind` on every square of `targets`.
     #[inline(always)]
     fn push_drops(&mut self, kind: PieceKind, targets: Bitboard) {
@@ -42,6 +53,10 @@ impl MoveSink for MoveCounter {
     #[inline(always)]
     fn push_targets(&mut self, _from: u8, targets: Bitboard) {
         self.0 += targets.count_ones() as u64;
+    }
+    #[inline(always)]
+    fn push_promotions(&mut self, _from: u8, targets: Bitboard, choices: u8) {
+        self.0 += targets.count_ones() as u64 * u64::from(choices);
     }
     #[inline(always)]
     fn push_drops(&mut self, _kind: PieceKind, targets: Bitboard) {
@@ -145,9 +160,7 @@ impl Position {
                 }
                 if promo_zone != 0 {
                     let promo = if promo_zone & (1u64 << from) != 0 { t } else { t & promo_zone };
-                    for to in bits(promo) {
-                        sink.push(Move::new(from, to, MoveKind::Promotion));
-                    }
+                    sink.push_promotions(from, promo, info.promotion_choices.len().max(1) as u8);
                     if v.mandatory_promotion {
                         t &= !promo;
                     } else {

@@ -1,4 +1,5 @@
-//! UCI move notation, FSF style: `e2e4`, `a5a7+` (promotion), `J@e3` (drop), `e8g8` (castling).
+//! UCI move notation, FSF style: `e2e4`, `a5a7+` (promotion), `a7a8q` (chess-style promotion,
+//! the chosen kind's letter), `J@e3` (drop), `e8g8` (castling).
 
 use super::Position;
 use crate::types::{Move, MoveKind, Square};
@@ -23,7 +24,20 @@ impl Position {
             MoveKind::Drop => {
                 format!("{}@{}", self.variant.kind(m.drop_kind()).letter, m.to().name(w))
             }
-            MoveKind::Promotion => format!("{}{}+", m.from().name(w), m.to().name(w)),
+            MoveKind::Promotion => {
+                let (from, to) = (m.from(), m.to());
+                let chosen = self
+                    .piece_on(from.0)
+                    .map(|p| p.kind)
+                    .filter(|&k| !self.variant.kind(k).promotion_choices.is_empty());
+                match chosen {
+                    Some(k) => {
+                        let letter = self.variant.kind(self.variant.promoted_kind(k, m)).letter;
+                        format!("{}{}{}", from.name(w), to.name(w), letter.to_ascii_lowercase())
+                    }
+                    None => format!("{}{}+", from.name(w), to.name(w)),
+                }
+            }
             _ => format!("{}{}", m.from().name(w), m.to().name(w)),
         }
     }
@@ -46,6 +60,13 @@ impl Position {
             Square::parse(sq, v.width, v.height).ok_or_else(malformed)?;
         } else {
             let body = t.strip_suffix('+').unwrap_or(t);
+            // A chess-style promotion's letter (`a7a8q`).
+            let body = match body.as_bytes() {
+                [.., d, c] if d.is_ascii_digit() && c.is_ascii_lowercase() => {
+                    &body[..body.len() - 1]
+                }
+                _ => body,
+            };
             let split = body[1..].find(|c: char| c.is_ascii_lowercase()).map(|i| i + 1);
             let (a, b) = match split {
                 Some(i) => body.split_at(i),

@@ -97,7 +97,7 @@ impl Ordering {
             let victim = captured.map_or(0, |p| v.kind(p.kind).value);
             let mover = super::tactical::mover(pos, m);
             let gain = if m.is_promotion() {
-                v.kind(mover).promotes_to.map_or(0, |pk| v.kind(pk).value - v.kind(mover).value)
+                v.kind(v.promoted_kind(mover, m)).value - v.kind(mover).value
             } else {
                 0
             };

@@ -23,7 +23,7 @@ pub fn see_ge(pos: &Position, m: Move, threshold: i32) -> bool {
     let to = m.to().0;
     let mover = super::tactical::mover(pos, m);
     // The piece that will stand on `to` after the move.
-    let on_to = if m.is_promotion() { v.kind(mover).promotes_to.unwrap_or(mover) } else { mover };
+    let on_to = if m.is_promotion() { v.promoted_kind(mover, m) } else { mover };
     let mut swap = pos.captured(m).map_or(0, |p| value(p.kind)) - threshold;
     if m.is_promotion() {
         swap += value(on_to) - value(mover);

@@ -1,4 +1,6 @@
-//! Moves in 16 bits: to (6), from or dropped kind (6), kind (3).
+//! Moves in 16 bits: to (6), from or dropped kind (6), code (4): the kind, and for a promotion
+//! the choice among the mover's promotion targets (code 1: the first, `promotes_to`; codes 5 to
+//! 15: choices 1 to 11 of a chess-style promotion).
 
 use super::{PieceKind, Square};
 
@@ -17,6 +19,9 @@ pub enum MoveKind {
     Castling = 4,
 }
 
+/// The most targets a chess-style promotion may choose among (codes 1 and 5 to 15).
+pub const MAX_PROMOTION_CHOICES: usize = 12;
+
 /// A move. `Move::NULL` (all zero) is never a legal move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
 pub struct Move(pub u16);
@@ -29,6 +34,21 @@ impl Move {
     #[inline(always)]
     pub fn new(from: u8, to: u8, kind: MoveKind) -> Move {
         Move(to as u16 | ((from as u16) << 6) | ((kind as u16) << 12))
+    }
+
+    /// A promotion from `from` to `to` into choice `choice` (below [`MAX_PROMOTION_CHOICES`])
+    /// of the mover's promotion targets; choice 0 is `Move::new(from, to, Promotion)`.
+    #[inline(always)]
+    pub fn promotion(from: u8, to: u8, choice: u8) -> Move {
+        let code = if choice == 0 { 1 } else { 4 + choice as u16 };
+        Move(to as u16 | ((from as u16) << 6) | (code << 12))
+    }
+
+    /// The promotion choice of a promotion (0 for any other move).
+    #[inline(always)]
+    pub fn promotion_choice(self) -> usize {
+        let code = self.0 >> 12;
+        if code > 4 { usize::from(code - 4) } else { 0 }
     }
 
     /// A drop of a piece of kind `kind` on `to`.
@@ -63,7 +83,8 @@ impl Move {
             1 => MoveKind::Promotion,
             2 => MoveKind::Drop,
             3 => MoveKind::EnPassant,
-            _ => MoveKind::Castling,
+            4 => MoveKind::Castling,
+            _ => MoveKind::Promotion,
         }
     }
 
@@ -76,7 +97,8 @@ impl Move {
     /// Whether this move promotes.
     #[inline(always)]
     pub fn is_promotion(self) -> bool {
-        self.0 >> 12 == MoveKind::Promotion as u16
+        let code = self.0 >> 12;
+        code == MoveKind::Promotion as u16 || code > MoveKind::Castling as u16
     }
 
     /// Whether this is [`Move::NULL`].
@@ -171,5 +193,28 @@ impl<'a> IntoIterator for &'a MoveList {
     type IntoIter = std::slice::Iter<'a, Move>;
     fn into_iter(self) -> Self::IntoIter {
         self.as_slice().iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn promotion_choices_round_trip_and_keep_the_other_kinds() {
+        assert_eq!(Move::promotion(12, 20, 0), Move::new(12, 20, MoveKind::Promotion));
+        for c in 0..MAX_PROMOTION_CHOICES as u8 {
+            let m = Move::promotion(63, 62, c);
+            assert_eq!((m.from().0, m.to().0), (63, 62));
+            assert_eq!(m.kind(), MoveKind::Promotion);
+            assert!(m.is_promotion() && !m.is_drop() && !m.is_null());
+            assert_eq!(m.promotion_choice(), usize::from(c));
+        }
+        for k in [MoveKind::Normal, MoveKind::Drop, MoveKind::EnPassant, MoveKind::Castling] {
+            let m = Move::new(63, 62, k);
+            assert_eq!(m.kind(), k);
+            assert!(!m.is_promotion());
+            assert_eq!(m.promotion_choice(), 0);
+        }
     }
 }

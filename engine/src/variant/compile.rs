@@ -2,7 +2,9 @@
 
 use super::betza::{self, BetzaError, Step};
 use super::{SpecError, VariantId, VariantSpec};
-use crate::types::{Bitboard, ByColor, Color, MAX_KINDS, MAX_SQUARES, PieceKind};
+use crate::types::{
+    Bitboard, ByColor, Color, MAX_KINDS, MAX_PROMOTION_CHOICES, MAX_SQUARES, Move, PieceKind,
+};
 
 /// Ray directions, clockwise from north (towards rank 8).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,8 +52,12 @@ pub struct KindInfo {
     pub royal: bool,
     /// A chess pawn (move-rule resets, en passant).
     pub pawn: bool,
-    /// The kind it promotes to.
+    /// The kind it promotes to (with `promotion_choices`: the first choice).
     pub promotes_to: Option<PieceKind>,
+    /// Chess-style promotion: the kinds it may choose among (a move's
+    /// [`Move::promotion_choice`](crate::types::Move::promotion_choice) indexes this); empty
+    /// for a promotion to `promotes_to` only.
+    pub promotion_choices: Vec<PieceKind>,
     /// The kind a capture sends to hand (itself when unpromoted).
     pub demoted: PieceKind,
     /// Two unpromoted pieces of this kind may not share a file (shogi's nifu).
@@ -194,6 +200,17 @@ impl Variant {
     #[inline(always)]
     pub fn kind(&self, k: PieceKind) -> &KindInfo {
         &self.kinds[k.index()]
+    }
+
+    /// The kind a piece of kind `k` becomes by the promotion `m` (its choice among the
+    /// targets); `k` itself if it has no such target.
+    #[inline(always)]
+    pub fn promoted_kind(&self, k: PieceKind, m: Move) -> PieceKind {
+        let info = self.kind(k);
+        match m.promotion_choice() {
+            0 => info.promotes_to.unwrap_or(k),
+            i => info.promotion_choices.get(i).copied().unwrap_or(k),
+        }
     }
 
     /// Squares a piece attacks from `sq` by leaping (captures included).
@@ -583,6 +600,7 @@ fn compile_kinds(
     // Check promotion targets are used only by their own base.
     for k in &kinds {
         if let Some(t) = k.promotes_to
+            && k.promotion_choices.is_empty()
             && kinds[t.index()].letter != k.letter
         {
             return Err(SpecError::Inconsistent(format!(
@@ -609,9 +627,16 @@ fn compile_kind(
         why,
     };
     let steps = betza::parse(&p.betza).map_err(bad_betza)?;
-    let promotes_to =
-        p.promotes_to.as_deref().map(|s| symbols.find(&p.letter, "promotes_to", s)).transpose()?;
-    if let Some(t) = promotes_to {
+    let promotion_choices = promotion_choices(spec, symbols, i)?;
+    let promotes_to = match promotion_choices.first() {
+        Some(&first) => Some(first),
+        None => p
+            .promotes_to
+            .as_deref()
+            .map(|s| symbols.find(&p.letter, "promotes_to", s))
+            .transpose()?,
+    };
+    if let Some(t) = promotes_to.filter(|_| promotion_choices.is_empty()) {
         if !symbols.0[t.index()].1 {
             return Err(SpecError::Inconsistent(format!(
                 "piece '{}' promotes to '{}', which is not a promoted kind ('+X')",
@@ -654,6 +679,7 @@ fn compile_kind(
         royal: p.royal,
         pawn: p.pawn,
         promotes_to,
+        promotion_choices,
         demoted,
         nifu: p.nifu,
         drop_mate_loses: p.drop_mate_loses,
@@ -664,6 +690,41 @@ fn compile_kind(
         betza: p.betza.clone(),
     };
     Ok((kind, steps))
+}
+
+/// The chess-style promotion choices of piece `i`: distinct unpromoted, non-royal kinds other
+/// than the piece, at most [`MAX_PROMOTION_CHOICES`], and not with `promotes_to`.
+fn promotion_choices(
+    spec: &VariantSpec,
+    symbols: &Symbols,
+    i: usize,
+) -> Result<Vec<PieceKind>, SpecError> {
+    let p = &spec.pieces[i];
+    let bad = |why: String| SpecError::Inconsistent(format!("piece '{}': {why}", p.letter));
+    if p.promotion_choices.is_empty() {
+        return Ok(Vec::new());
+    }
+    if p.promotes_to.is_some() {
+        return Err(bad("promotes_to and promotion_choices exclude each other".into()));
+    }
+    if symbols.0[i].1 || p.royal {
+        return Err(bad("a promoted or royal piece has no promotion_choices".into()));
+    }
+    if p.promotion_choices.len() > MAX_PROMOTION_CHOICES {
+        return Err(bad(format!("at most {MAX_PROMOTION_CHOICES} promotion_choices")));
+    }
+    let mut out = Vec::new();
+    for c in &p.promotion_choices {
+        let k = symbols.find(&p.letter, "promotion_choices", c)?;
+        let target = &spec.pieces[k.index()];
+        if symbols.0[k.index()].1 || target.royal || k.index() == i || out.contains(&k) {
+            return Err(bad(format!(
+                "promotion choice '{c}' must be another unpromoted, non-royal piece, given once"
+            )));
+        }
+        out.push(k);
+    }
+    Ok(out)
 }
 
 /// The one royal kind.

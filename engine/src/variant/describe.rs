@@ -82,10 +82,19 @@ impl Variant {
         s.push_str("\n| letter | name | moves (Betza) | promotes to | value | in hand | notes |\n");
         s.push_str("|---|---|---|---|---|---|---|\n");
         for (i, k) in self.kinds.iter().enumerate() {
-            let promotes = k.promotes_to.map_or(String::new(), |p| {
-                let to = self.kind(p);
-                format!("`{}` ({})", to.symbol(), to.betza)
-            });
+            let promotes = if k.promotion_choices.is_empty() {
+                k.promotes_to.map_or(String::new(), |p| {
+                    let to = self.kind(p);
+                    format!("`{}` ({})", to.symbol(), to.betza)
+                })
+            } else {
+                let c: Vec<String> = k
+                    .promotion_choices
+                    .iter()
+                    .map(|&p| format!("`{}`", self.kind(p).symbol()))
+                    .collect();
+                format!("one of {}", c.join(", "))
+            };
             let in_hand = if self.hand_kinds.contains(&PieceKind(i as u8)) {
                 k.hand_value.to_string()
             } else {

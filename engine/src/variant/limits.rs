@@ -78,6 +78,7 @@ fn largest_value(v: &Variant, k: PieceKind) -> i64 {
     let base = v.kind(info.demoted);
     let mut forms: Vec<&KindInfo> = vec![info, base];
     forms.extend(base.promotes_to.map(|p| v.kind(p)));
+    forms.extend(base.promotion_choices.iter().map(|&p| v.kind(p)));
     let on_board = forms.iter().map(|f| i64::from(f.value)).max().unwrap_or(0);
     on_board.max(i64::from(base.hand_value))
 }

@@ -122,6 +122,11 @@ pub struct PieceSpec {
     /// Letter of the promoted kind (`+P`).
     #[serde(default)]
     pub promotes_to: Option<String>,
+    /// Chess-style promotion instead: the unpromoted kinds (`["Q", "R", "B", "N"]`) the piece
+    /// chooses among on promotion (at most 12; the first is the one quiescence tries). A
+    /// promotion move names the choice in UCI (`a7a8q`).
+    #[serde(default)]
+    pub promotion_choices: Vec<String>,
     /// No drop on a file holding an own unpromoted piece of this kind (nifu).
     #[serde(default)]
     pub nifu: bool,

@@ -130,7 +130,9 @@ fn regions() {
 fn unsupported_keys_are_named() {
     for (text, key) in [
         ("[x:minishogi]\nmustCapture = true\n", "mustCapture"),
-        ("[x:chess]\n", "promotionPieceTypes"),
+        ("[x:crazyhouse]\n", "promotionPieceTypes"),
+        ("[x:chess]\npromotionPieceTypesBlack = q\n", "promotionPieceTypesWhite"),
+        ("[x:chess]\npromotedPieceType = p:q\n", "promotedPieceType"),
         ("[x:minishogi]\nextinctionValue = loss\n", "extinctionValue"),
         ("[x:minishogi]\nmaxFile = 9\n", "maxFile"),
         (
@@ -245,4 +247,17 @@ fn minishogi_builtin_plays_as_kage() {
     same_perft("minishogi2", VariantId::Minishogi, 40);
     let f = FsfIniFile::parse("").expect("empty file");
     assert!(f.variant("minishogi").is_ok(), "built-ins are asked for by name");
+}
+
+#[test]
+fn chess_promotion_becomes_promotion_choices_strongest_first() {
+    let f = FsfIniFile::parse("[x:losalamos]\n").expect("parses");
+    let text = f.spec_text("x").expect("translates");
+    assert!(text.contains("promotion_choices = [\"Q\", \"R\", \"N\"]"), "{text}");
+    assert!(text.contains("mandatory_promotion = true"), "{text}");
+    let v = f.variant("x").expect("compiles");
+    let pawn = v.kinds.iter().find(|k| k.letter == 'P').expect("pawn");
+    let letters: Vec<char> = pawn.promotion_choices.iter().map(|&k| v.kind(k).letter).collect();
+    assert_eq!(letters, ['Q', 'R', 'N']);
+    assert_eq!(pawn.promotes_to, pawn.promotion_choices.first().copied());
 }

@@ -69,22 +69,31 @@ impl Translation<'_> {
             ));
         }
         let fen = Fen::read(&self.r.start_fen);
-        let bases = self.base_types(&fen)?;
+        let mut bases = self.base_types(&fen)?;
+        let choice = self.choice_promotion(&bases)?;
+        for &t in &choice.targets {
+            if !bases.contains(&t) {
+                bases.push(t);
+            }
+        }
+        bases[1..].sort_unstable();
         let double_step = self.double_step()?;
         let mut kinds = Vec::new();
         for &t in &bases {
             kinds.push(self.kind(t, t, false, double_step)?);
         }
-        let promotions = self.promotions(&bases)?;
+        let promotions = self.promotions(&bases, &choice.pawns)?;
         for &(b, to) in &promotions {
             kinds.push(self.kind(b, to, true, false)?);
         }
         self.pawn_flags(&mut kinds, double_step)?;
         let hand = self.hand(&bases, &fen)?;
+        let mut promoting: Vec<TypeId> = promotions.iter().map(|p| p.0).collect();
+        promoting.extend(&choice.pawns);
         let mut out = String::new();
-        self.header(&mut out, &hand, double_step)?;
-        self.zones(&mut out, !promotions.is_empty(), !hand.is_empty())?;
-        self.piece_tables(&mut out, &kinds, &promotions)?;
+        self.header(&mut out, &hand, double_step, &promoting)?;
+        self.zones(&mut out, !promoting.is_empty(), !hand.is_empty())?;
+        self.piece_tables(&mut out, &kinds, &promotions, &choice)?;
         self.fsf_nnue(&mut out, &kinds, &fen);
         Ok(out)
     }
@@ -194,9 +203,70 @@ impl Translation<'_> {
         Ok(Kind { base, moves_as, promoted, betza, pawn: false })
     }
 
-    /// Shogi-style promotions of the base kinds: (base, promoted type), checked against what
-    /// kage can play.
-    fn promotions(&self, bases: &[TypeId]) -> Result<Vec<(TypeId, TypeId)>, FsfIniError> {
+    /// Chess-style promotion (`promotionPieceTypes`): the pawn types among `bases` that choose
+    /// the type they become, and the types they choose among.
+    fn choice_promotion(&self, bases: &[TypeId]) -> Result<Choice, FsfIniError> {
+        let r = self.r;
+        let b = self.board();
+        let none = Choice { pawns: Vec::new(), targets: Vec::new() };
+        let zone_on_board =
+            !r.promotion_region[0].and(b).is_empty() || !r.promotion_region[1].and(b).is_empty();
+        let present = |t: &&TypeId| r.pieces.contains_key(*t);
+        let white: Types = r.promotion_piece_types[0].iter().filter(present).copied().collect();
+        let black: Types = r.promotion_piece_types[1].iter().filter(present).copied().collect();
+        let pawn_types: Types =
+            r.promotion_pawn_types[0].union(&r.promotion_pawn_types[1]).copied().collect();
+        let pawns: Vec<TypeId> = bases
+            .iter()
+            .copied()
+            .filter(|&t| t != KING && (pawn_types.contains(&t) || pawn_types.contains(&0)))
+            .collect();
+        if !zone_on_board || pawns.is_empty() || (white.is_empty() && black.is_empty()) {
+            return Ok(none);
+        }
+        let letters = |s: &Types| s.iter().filter_map(|t| r.pieces.get(t)).collect::<String>();
+        if white != black {
+            return Err(self.unsupported(
+                "promotionPieceTypesWhite",
+                letters(&white),
+                format!(
+                    "the two sides choose among different types (Black: '{}'); kage's promotion \
+                     choices are the same for both",
+                    letters(&black)
+                ),
+            ));
+        }
+        if r.captures_to_hand {
+            return Err(self.unsupported(
+                "promotionPieceTypes",
+                letters(&white),
+                "with capturesToHand FSF returns a captured promoted piece to hand as a pawn \
+                 (Q~); kage's chess-style promotion makes the chosen piece itself",
+            ));
+        }
+        if white.contains(&KING) {
+            return Err(self.unsupported("promotionPieceTypes", letters(&white), "the king"));
+        }
+        if let Some(p) = pawns.iter().find(|t| r.promoted.get(t).is_some_and(|&to| to != 0)) {
+            return Err(self.unsupported(
+                "promotedPieceType",
+                "",
+                format!(
+                    "{} both chooses its promotion (promotionPieceTypes) and promotes to one type",
+                    pieces::name(*p)
+                ),
+            ));
+        }
+        Ok(Choice { pawns, targets: white.into_iter().collect() })
+    }
+
+    /// Shogi-style promotions of the base kinds but the `choosers` (chess-style pawns): (base,
+    /// promoted type), checked against what kage can play.
+    fn promotions(
+        &self,
+        bases: &[TypeId],
+        choosers: &[TypeId],
+    ) -> Result<Vec<(TypeId, TypeId)>, FsfIniError> {
         let r = self.r;
         let b = self.board();
         let zone_on_board =
@@ -212,7 +282,7 @@ impl Translation<'_> {
             .copied()
             .filter(|t| r.pieces.contains_key(t))
             .collect();
-        for &t in bases {
+        for &t in bases.iter().filter(|t| !choosers.contains(t)) {
             let to = r.promoted.get(&t).copied().unwrap_or(0);
             let is_pawn = pawn_types.contains(&t) || pawn_types.contains(&0);
             if is_pawn && t != KING && !chess.is_empty() {
@@ -247,21 +317,19 @@ impl Translation<'_> {
             }
             out.push((t, to));
         }
-        self.mandatory(&out, &pawn_types)?;
+        let mut promoting: Vec<TypeId> = out.iter().map(|p| p.0).collect();
+        promoting.extend(choosers);
+        self.mandatory(&promoting, &pawn_types)?;
         Ok(out)
     }
 
     /// FSF's promotion is mandatory for all promoting kinds, or for none (kage has one rule).
-    fn mandatory(
-        &self,
-        promos: &[(TypeId, TypeId)],
-        pawn_types: &Types,
-    ) -> Result<(), FsfIniError> {
+    fn mandatory(&self, promoting: &[TypeId], pawn_types: &Types) -> Result<(), FsfIniError> {
         let r = self.r;
         let m = |t: &TypeId| {
             r.mandatory_piece_promotion || (pawn_types.contains(t) && r.mandatory_pawn_promotion)
         };
-        let all: BTreeSet<bool> = promos.iter().map(|(t, _)| m(t)).collect();
+        let all: BTreeSet<bool> = promoting.iter().map(m).collect();
         if all.len() > 1 {
             return Err(self.unsupported(
                 "mandatoryPiecePromotion",
@@ -273,14 +341,16 @@ impl Translation<'_> {
         Ok(())
     }
 
-    fn mandatory_promotion(&self, promoting: bool) -> bool {
+    /// Whether promotion is mandatory, for the `promoting` types (FSF's two rules agree on
+    /// them: [`Self::mandatory`]).
+    fn mandatory_promotion(&self, promoting: &[TypeId]) -> bool {
         let r = self.r;
         let pawns: Types =
             r.promotion_pawn_types[0].union(&r.promotion_pawn_types[1]).copied().collect();
-        promoting
+        let pawn = |t: &TypeId| pawns.contains(t) || pawns.contains(&0);
+        !promoting.is_empty()
             && (r.mandatory_piece_promotion
-                || (r.mandatory_pawn_promotion
-                    && r.promoted.iter().any(|(t, to)| *to != 0 && pawns.contains(t))))
+                || (r.mandatory_pawn_promotion && promoting.iter().any(pawn)))
     }
 
     /// kage's `pawn`: resets the move-rule counter and captures en passant. FSF has two lists;
@@ -382,7 +452,13 @@ impl Translation<'_> {
             .ok_or_else(|| self.unsupported(key, "", "kage's zones are whole ranks"))
     }
 
-    fn header(&self, out: &mut String, hand: &[TypeId], ds: bool) -> Result<(), FsfIniError> {
+    fn header(
+        &self,
+        out: &mut String,
+        hand: &[TypeId],
+        ds: bool,
+        promoting: &[TypeId],
+    ) -> Result<(), FsfIniError> {
         let r = self.r;
         let letters: String =
             hand.iter().filter_map(|t| r.pieces.get(t)).map(|c| c.to_ascii_uppercase()).collect();
@@ -425,7 +501,6 @@ impl Translation<'_> {
                 "kage's repetition count is 2 to 255",
             ));
         }
-        let promoting = r.promoted.values().any(|&t| t != 0);
         let _ = writeln!(out, "name = {}", q(self.name));
         let _ = writeln!(out, "width = {}\nheight = {}", r.width, r.height);
         let _ = writeln!(out, "start_fen = {}", q(&r.start_fen));
@@ -479,6 +554,7 @@ impl Translation<'_> {
         out: &mut String,
         kinds: &[Kind],
         promos: &[(TypeId, TypeId)],
+        choice: &Choice,
     ) -> Result<(), FsfIniError> {
         let r = self.r;
         let rooks: &Types = &r.castling_rook_pieces[0];
@@ -515,6 +591,9 @@ impl Translation<'_> {
             if !k.promoted {
                 if promos.iter().any(|(b, _)| *b == k.base) {
                     let _ = writeln!(out, "promotes_to = {}", q(&format!("+{letter}")));
+                }
+                if choice.pawns.contains(&k.base) {
+                    let _ = writeln!(out, "promotion_choices = {}", self.choices(kinds, choice));
                 }
                 if nifu == k.base && r.piece_drops {
                     let _ = writeln!(out, "nifu = true");
@@ -560,6 +639,33 @@ impl Translation<'_> {
             q(&types.join(" ")),
             map.join(", ")
         );
+    }
+}
+
+/// Chess-style promotion: the pawn types that choose, and the types they choose among.
+struct Choice {
+    pawns: Vec<TypeId>,
+    targets: Vec<TypeId>,
+}
+
+impl Translation<'_> {
+    /// The TOML list of `choice`'s targets, strongest first (the one kage's quiescence tries).
+    fn choices(&self, kinds: &[Kind], choice: &Choice) -> String {
+        let mut targets: Vec<(i32, String)> = choice
+            .targets
+            .iter()
+            .map(|&t| {
+                let v = kinds
+                    .iter()
+                    .find(|k| !k.promoted && k.base == t)
+                    .map_or(0, |k| estimate_value(&k.betza, k.pawn));
+                let letter = self.r.pieces.get(&t).map_or('?', |c| c.to_ascii_uppercase());
+                (-v, letter.to_string())
+            })
+            .collect();
+        targets.sort();
+        let letters: Vec<String> = targets.into_iter().map(|(_, l)| q(&l)).collect();
+        format!("[{}]", letters.join(", "))
     }
 }
 
