@@ -78,11 +78,24 @@ struct TuneArgs {
     threads: usize,
 }
 
+/// What `kage-train bench` times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Approach {
+    /// The sparse FT in Rust and the head in burn (what training runs).
+    Hybrid,
+    /// Everything in burn (feature rows selected and summed as tensors).
+    BurnSelect,
+    /// The data loader alone, on synthetic data.
+    Loader,
+    /// All of them.
+    All,
+}
+
 #[derive(Args, Debug)]
 struct BenchArgs {
     /// Which approach: hybrid, burn-select, loader or all.
-    #[arg(long, default_value = "all")]
-    approach: String,
+    #[arg(long, value_enum, default_value_t = Approach::All)]
+    approach: Approach,
     #[arg(long, default_value_t = 128)]
     ft_size: usize,
     #[arg(long, default_value_t = 32)]
@@ -361,9 +374,8 @@ fn run_bench(a: BenchArgs) -> Result<()> {
         cfg.batches,
         rayon::current_num_threads()
     );
-    let all = a.approach == "all";
-    let mut ran = false;
-    if all || a.approach == "hybrid" {
+    let all = a.approach == Approach::All;
+    if all || a.approach == Approach::Hybrid {
         let r = bench::hybrid(&cfg);
         println!(
             "hybrid (Rust sparse FT + burn head): {:>10.0} pos/s ({} pos in {:.2}s{})",
@@ -378,9 +390,8 @@ fn run_bench(a: BenchArgs) -> Result<()> {
                 t.ft_forward, t.head, t.update
             );
         }
-        ran = true;
     }
-    if all || a.approach == "burn-select" {
+    if all || a.approach == Approach::BurnSelect {
         let r = bench::burn_select(&cfg);
         println!(
             "burn select+sum (all in burn):       {:>10.0} pos/s ({} pos in {:.2}s{})",
@@ -389,9 +400,8 @@ fn run_bench(a: BenchArgs) -> Result<()> {
             r.seconds,
             cpu(&r)
         );
-        ran = true;
     }
-    if all || a.approach == "loader" {
+    if all || a.approach == Approach::Loader {
         let n = (cfg.batches * cfg.batch_size * 4) as u64;
         let r = bench::loader(&cfg, n);
         println!(
@@ -400,7 +410,6 @@ fn run_bench(a: BenchArgs) -> Result<()> {
             r.positions,
             cpu(&r)
         );
-        ran = true;
     }
     if !a.data.is_empty() {
         use kage_train::data::space::{space_of, variant_of_files};
@@ -424,10 +433,6 @@ fn run_bench(a: BenchArgs) -> Result<()> {
             r.positions,
             cpu(&r)
         );
-        ran = true;
-    }
-    if !ran {
-        bail!("unknown --approach '{}' (hybrid, burn-select, loader, all)", a.approach);
     }
     Ok(())
 }

@@ -26,12 +26,12 @@ const BLOCK: usize = 4096;
 #[derive(Debug, Error)]
 pub enum TuneError {
     /// A data file could not be read.
-    #[error("{path}: {source}")]
+    #[error("{path}: {cause}")]
     Data {
         /// The file.
         path: PathBuf,
         /// The reader's error.
-        source: kage_data::DataError,
+        cause: kage_data::DataError,
     },
     /// Damaged chunks were skipped and the caller did not allow it.
     #[error("{path}: {chunks} damaged chunk(s) skipped; repair the file or pass --allow-damaged")]
@@ -165,7 +165,7 @@ fn load(
     let mut seen = 0u64;
     let mut dense = Vec::new();
     for path in &cfg.data {
-        let data_err = |source| TuneError::Data { path: path.clone(), source };
+        let data_err = |cause| TuneError::Data { path: path.clone(), cause };
         let mut reader =
             Reader::<PositionRecord>::open_variant(path, &variant.name).map_err(data_err)?;
         while let Some(chunk) = reader.next_chunk().map_err(data_err)? {

@@ -165,3 +165,44 @@ fn init_net_snapshots_and_plain_progress_lines_from_the_command_line() {
     assert!(err.contains("--init-net") && err.contains("--ft-size 8"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_bad_configuration_and_a_bad_data_list_are_one_line_errors() {
+    let dir = common::temp_dir("cli-one-line");
+    let exe = env!("CARGO_BIN_EXE_kage-train");
+    let config = dir.join("bad.toml");
+    std::fs::write(&config, "epochs = 3\nfoo = 1\n").expect("write");
+    let o = Command::new(exe)
+        .arg("--config")
+        .arg(&config)
+        .arg("--out")
+        .arg(dir.join("none"))
+        .output()
+        .expect("runs");
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("parsing config TOML: TOML parse error at line 2") && err.contains("`foo`")
+    );
+
+    let run = dir.join("run");
+    let args = ["--variant", "minishogi", "--synthetic", "600", "--synthetic-features", "100"];
+    let o = Command::new(exe)
+        .args(args)
+        .args(["--ft-size", "8", "--head-size", "4", "--epochs", "1", "--quiet", "--out"])
+        .arg(&run)
+        .output()
+        .expect("runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::write(run.join("data.toml"), "[[file]\n").expect("write");
+    let o = Command::new(exe).arg("--resume").arg(&run).output().expect("runs");
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("cannot resume: ") && err.contains("data.toml: TOML parse error"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -177,6 +177,38 @@ impl FileDataset {
     }
 }
 
+/// What a file's damaged chunks lost.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{path}: {regions} damaged region(s), {skipped} bytes skipped ({}); first: {first}",
+    self.lost()
+)]
+pub struct DamageReport {
+    /// The file.
+    pub path: String,
+    /// Damaged regions.
+    pub regions: usize,
+    /// Bytes skipped.
+    pub skipped: u64,
+    /// Records read.
+    pub read: u64,
+    /// Records the file declares, if it does.
+    pub declared: Option<u64>,
+    /// Why the first region was rejected.
+    pub first: String,
+}
+
+impl DamageReport {
+    fn lost(&self) -> String {
+        match self.declared {
+            Some(total) if total > self.read => {
+                format!("{} of {total} records lost", total - self.read)
+            }
+            _ => format!("{} records read", self.read),
+        }
+    }
+}
+
 /// After a file was read to its end: its damage, as an error unless `allow` (then as a
 /// warning on standard error).
 fn check_damage(
@@ -186,26 +218,19 @@ fn check_damage(
 ) -> Result<(), SourceError> {
     let damage = reader.damage();
     let Some(first) = damage.first() else { return Ok(()) };
-    let lost = match reader.declared_records() {
-        Some(total) if total > reader.records_read() => {
-            format!("{} of {total} records lost", total - reader.records_read())
-        }
-        _ => format!("{} records read", reader.records_read()),
+    let report = DamageReport {
+        path: path.to_string(),
+        regions: damage.len(),
+        skipped: reader.damaged_bytes(),
+        read: reader.records_read(),
+        declared: reader.declared_records(),
+        first: first.reason.clone(),
     };
-    let what = format!(
-        "{path}: {} damaged region(s), {} bytes skipped ({lost}); first: {}",
-        damage.len(),
-        reader.damaged_bytes(),
-        first.reason
-    );
     if allow {
-        eprintln!("kage-train: warning: {what}; training on the rest (--allow-damaged)");
+        eprintln!("kage-train: warning: {report}; training on the rest (--allow-damaged)");
         Ok(())
     } else {
-        Err(SourceError::Other(format!(
-            "{what}; refusing to train on part of the data: pass --allow-damaged to accept the \
-             loss, or salvage the file with `kage-data repair`"
-        )))
+        Err(SourceError::Damaged(report))
     }
 }
 
@@ -243,15 +268,14 @@ enum OpenFile {
 impl OpenFile {
     fn open(path: &Path, data: &FileDataset) -> Result<OpenFile, SourceError> {
         if is_fsf_bin(path) {
-            let conv =
-                Converter::new(data.variant).map_err(|e| SourceError::Other(e.to_string()))?;
-            let r = BinReader::open(path).map_err(|e| SourceError::Other(e.to_string()))?;
+            let conv = Converter::new(data.variant).map_err(SourceError::BinLayout)?;
+            let r = BinReader::open(path).map_err(SourceError::Bin)?;
             return Ok(OpenFile::Bin(r, Box::new(conv)));
         }
         // The data crate's errors name the file already.
         Reader::<PositionRecord>::open_variant(path, &data.variant_name)
             .map(|r| OpenFile::Kage(Box::new(r)))
-            .map_err(|e| SourceError::Other(e.to_string()))
+            .map_err(SourceError::File)
     }
 
     /// The next chunk of records; `None` at the end (after checking for damage).
@@ -262,8 +286,7 @@ impl OpenFile {
     ) -> Result<Option<Vec<PositionRecord>>, SourceError> {
         match self {
             OpenFile::Kage(reader) => {
-                let chunk =
-                    Reader::next_chunk(reader).map_err(|e| SourceError::Other(e.to_string()))?;
+                let chunk = Reader::next_chunk(reader).map_err(SourceError::File)?;
                 if chunk.is_none() {
                     check_damage(reader, path, allow_damaged)?;
                 }
@@ -277,7 +300,7 @@ impl OpenFile {
                     Err(e @ BinError::Truncated { .. }) if allow_damaged => {
                         eprintln!("kage-train: warning: {e}; training on the whole records");
                     }
-                    Err(e) => return Err(SourceError::Other(e.to_string())),
+                    Err(e) => return Err(SourceError::Bin(e)),
                 }
                 if raw.is_empty() {
                     return Ok(None);
@@ -287,9 +310,7 @@ impl OpenFile {
                 let mut out = Vec::with_capacity(converted.len());
                 for (i, c) in converted.into_iter().enumerate() {
                     let rec = c.map_err(|reason| {
-                        SourceError::Other(
-                            reader.record_error(first + i as u64, reason).to_string(),
-                        )
+                        SourceError::Bin(reader.record_error(first + i as u64, reason))
                     })?;
                     out.push(rec);
                 }

@@ -77,7 +77,34 @@ pub enum LoaderMsg {
         val: Vec<Sample>,
     },
     /// The source failed.
-    Error(String),
+    Error(LoaderError),
+}
+
+/// Why the loader stopped before the end of a pass.
+#[derive(Debug, thiserror::Error)]
+pub enum LoaderError {
+    /// The data source failed.
+    #[error("{0}")]
+    Source(SourceError),
+    /// The reader thread could not be started.
+    #[error("spawning the reader thread: {0}")]
+    Spawn(std::io::Error),
+    /// The reader thread ended without finishing the pass.
+    #[error("the reader thread stopped")]
+    ReaderStopped,
+    /// A position has a feature outside the feature space.
+    #[error("position {index}: feature {feature} out of range (feature space has {num_features})")]
+    BadFeature {
+        /// The position's index in the pass.
+        index: u64,
+        /// The feature.
+        feature: u32,
+        /// The feature space's size.
+        num_features: usize,
+    },
+    /// The loader's channel closed before its end message.
+    #[error("loader stopped before the end of the epoch")]
+    Stopped,
 }
 
 /// Whether load-time filters keep this sample.
@@ -385,7 +412,7 @@ fn run_epoch(dataset: &dyn Dataset, cfg: &LoaderConfig, epoch: u32, tx: &SyncSen
     let source = match dataset.open() {
         Ok(s) => s,
         Err(e) => {
-            let _ = tx.send(LoaderMsg::Error(e.to_string()));
+            let _ = tx.send(LoaderMsg::Error(LoaderError::Source(e)));
             return;
         }
     };
@@ -396,7 +423,7 @@ fn run_epoch(dataset: &dyn Dataset, cfg: &LoaderConfig, epoch: u32, tx: &SyncSen
             .name(format!("kage-reader-{epoch}"))
             .spawn_scoped(scope, move || read_stretches(source, cfg, stretch_tx, recycle_rx));
         if let Err(e) = reader {
-            let _ = tx.send(LoaderMsg::Error(format!("spawning the reader thread: {e}")));
+            let _ = tx.send(LoaderMsg::Error(LoaderError::Spawn(e)));
             return;
         }
         // Dropping `stretch_rx` (on return) stops the reader at its next send.
@@ -423,7 +450,7 @@ fn shuffle_epoch(
     };
     loop {
         let Ok(mut st) = stretches.recv() else {
-            let _ = tx.send(LoaderMsg::Error("the reader thread stopped".to_string()));
+            let _ = tx.send(LoaderMsg::Error(LoaderError::ReaderStopped));
             return;
         };
         let mut empty = true;
@@ -434,10 +461,11 @@ fn shuffle_epoch(
                 stats.read += 1;
                 match fate {
                     Fate::BadFeature(f) => {
-                        let _ = tx.send(LoaderMsg::Error(format!(
-                            "position {index}: feature {f} out of range (feature space has {})",
-                            cfg.num_features
-                        )));
+                        let _ = tx.send(LoaderMsg::Error(LoaderError::BadFeature {
+                            index,
+                            feature: f,
+                            num_features: cfg.num_features,
+                        }));
                         return;
                     }
                     Fate::Filtered => stats.filtered += 1,
@@ -458,7 +486,7 @@ fn shuffle_epoch(
             }
         }
         if let Some(e) = st.error.take() {
-            let _ = tx.send(LoaderMsg::Error(e.to_string()));
+            let _ = tx.send(LoaderMsg::Error(LoaderError::Source(e)));
             return;
         }
         if empty {
@@ -547,7 +575,7 @@ mod tests {
             match msg {
                 LoaderMsg::Batch(b) => batches.push(b),
                 LoaderMsg::Done { stats, val } => return (batches, Ok((stats, val))),
-                LoaderMsg::Error(e) => return (batches, Err(e)),
+                LoaderMsg::Error(e) => return (batches, Err(e.to_string())),
             }
         }
         panic!("the loader ended without Done or Error");

@@ -73,9 +73,68 @@ pub enum SourceError {
         /// Feature count.
         num_features: usize,
     },
-    /// Anything else.
+    /// A data file cannot be opened or read (the data crate's error names the file).
     #[error("{0}")]
-    Other(String),
+    File(kage_data::DataError),
+    /// FSF `.bin` data cannot be read (the error names the file).
+    #[error("{0}")]
+    Bin(kage_data::fsf_bin::BinError),
+    /// The variant has no FSF `.bin` layout to convert its records with.
+    #[error("{0}")]
+    BinLayout(kage_data::fsf_bin::LayoutError),
+    /// FSF `.bin` data for a variant that is not built in.
+    #[error(
+        "{}: FSF .bin data has no header, so --variant must name a built-in variant: {cause}",
+        path.display()
+    )]
+    BinVariant {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why `--variant` names no built-in variant.
+        cause: Box<kage_engine::SpecError>,
+    },
+    /// A file's header names rules that cannot be resolved.
+    #[error("{}: {cause}", path.display())]
+    Header {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        cause: Box<kage_data::variant::VariantError>,
+    },
+    /// A file of another variant than the run's.
+    #[error(
+        "{} holds positions of variant {found:?}, the run is for {want:?} (--variant)",
+        path.display()
+    )]
+    WrongVariant {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Its variant.
+        found: String,
+        /// The run's.
+        want: String,
+    },
+    /// Two files of the same variant name with different rules.
+    #[error(
+        "{} and {} are both {name:?} but with different rules (another variant spec); train \
+         on one variant's data",
+        first.display(),
+        second.display()
+    )]
+    RulesDiffer {
+        /// The variant name.
+        name: String,
+        /// The first file.
+        first: std::path::PathBuf,
+        /// The file with other rules.
+        second: std::path::PathBuf,
+    },
+    /// A file with damaged chunks, without `--allow-damaged`.
+    #[error(
+        "{0}; refusing to train on part of the data: pass --allow-damaged to accept the loss, \
+         or salvage the file with `kage-data repair`"
+    )]
+    Damaged(crate::data::decode::DamageReport),
 }
 
 /// The scalar fields of a training position (everything but its features).

@@ -61,7 +61,7 @@ pub fn space_of(v: &Variant) -> FeatureSpace {
 
 /// The HalfKAv2_variants layout of a variant (its spec's `[fsf_nnue]` table).
 pub fn fsf_layout(v: &Variant) -> Result<FsfLayout, TrainError> {
-    FsfLayout::for_variant(v).map_err(|e| TrainError::Variant(format!("--arch fsf: {e}")))
+    FsfLayout::for_variant(v).map_err(TrainError::FsfLayout)
 }
 
 /// The feature space of the fsf architecture: FSF's feature-set hash and the variant's
@@ -71,14 +71,11 @@ fn fsf_space(cfg: &TrainConfig) -> Result<FeatureSpace, TrainError> {
     if let Some(s) = &cfg.synthetic
         && s.num_features != layout.dims()
     {
-        return Err(TrainError::Variant(format!(
-            "--arch fsf for {}: synthetic data needs {} features (the variant's HalfKAv2 \
-             dimensions), it has {} (pass --synthetic-features {})",
-            cfg.variant,
-            layout.dims(),
-            s.num_features,
-            layout.dims()
-        )));
+        return Err(TrainError::SyntheticFeatures {
+            variant: cfg.variant.clone(),
+            dims: layout.dims(),
+            found: s.num_features,
+        });
     }
     Ok(FeatureSpace {
         variant: layout.variant_name().to_string(),
@@ -102,17 +99,12 @@ pub fn rules(cfg: &TrainConfig) -> Result<&'static Variant, SourceError> {
 /// built-in named `name` (`--variant`).
 fn variant_of_file(name: &str, path: &Path) -> Result<&'static Variant, SourceError> {
     if crate::data::decode::is_fsf_bin(path) {
-        return Variant::by_name(name).map_err(|e| {
-            SourceError::Other(format!(
-                "{}: FSF .bin data has no header, so --variant must name a built-in variant: {e}",
-                path.display()
-            ))
-        });
+        return Variant::by_name(name)
+            .map_err(|e| SourceError::BinVariant { path: path.to_path_buf(), cause: Box::new(e) });
     }
-    let reader =
-        Reader::<PositionRecord>::open(path).map_err(|e| SourceError::Other(e.to_string()))?;
+    let reader = Reader::<PositionRecord>::open(path).map_err(SourceError::File)?;
     kage_data::variant::of_header(reader.header())
-        .map_err(|e| SourceError::Other(format!("{}: {e}", path.display())))
+        .map_err(|e| SourceError::Header { path: path.to_path_buf(), cause: Box::new(e) })
 }
 
 /// The variant every one of `files` holds, which must be `name`: resolved from each file's
@@ -123,20 +115,19 @@ pub fn variant_of_files(name: &str, files: &[PathBuf]) -> Result<&'static Varian
     for path in files {
         let v = variant_of_file(name, path)?;
         if v.name != name {
-            return Err(SourceError::Other(format!(
-                "{} holds positions of variant {:?}, the run is for {name:?} (--variant)",
-                path.display(),
-                v.name
-            )));
+            return Err(SourceError::WrongVariant {
+                path: path.clone(),
+                found: v.name.clone(),
+                want: name.to_string(),
+            });
         }
         match found {
             Some((first, first_path)) if !std::ptr::eq(first, v) => {
-                return Err(SourceError::Other(format!(
-                    "{} and {} are both {name:?} but with different rules (another variant \
-                     spec); train on one variant's data",
-                    first_path.display(),
-                    path.display()
-                )));
+                return Err(SourceError::RulesDiffer {
+                    name: name.to_string(),
+                    first: first_path.clone(),
+                    second: path.clone(),
+                });
             }
             Some(_) => {}
             None => found = Some((v, path)),

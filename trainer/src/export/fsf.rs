@@ -121,7 +121,11 @@ pub fn dequantise(net: &FsfNet) -> (NetParams, FsfHead) {
 }
 
 /// A value of a net that its float model does not quantise back to.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{tensor}[{index}] = {found} comes back as {back} from the float model (the trainer's \
+     weights hold i8 values in -127..=127 and i32 values up to about 2^23)"
+)]
 pub struct RoundTripError {
     /// The tensor (`ft_weights`, `psqt`, `stack 3 l1_weights`, ...).
     pub tensor: String,
@@ -131,17 +135,6 @@ pub struct RoundTripError {
     pub found: i64,
     /// What quantising its float gives.
     pub back: i64,
-}
-
-impl std::fmt::Display for RoundTripError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}[{}] = {} comes back as {} from the float model (the trainer's weights hold \
-             i8 values in -127..=127 and i32 values up to about 2^23)",
-            self.tensor, self.index, self.found, self.back
-        )
-    }
 }
 
 fn first_difference<T: Copy + Into<i64> + PartialEq>(
@@ -186,9 +179,8 @@ pub fn round_trip_error(
 /// Writes `net` into `dir` under FSF's name for `layout`'s variant (temp file + rename);
 /// returns the path.
 pub fn write(dir: &Path, layout: &FsfLayout, net: &FsfNet) -> Result<PathBuf, TrainError> {
-    let bad = |e: kage_engine::nnue::fsf::FsfError| TrainError::Unsupported(e.to_string());
-    net.check_shape(layout.dims()).map_err(bad)?;
-    let bytes = net.to_bytes().map_err(bad)?;
+    net.check_shape(layout.dims()).map_err(TrainError::FsfExport)?;
+    let bytes = net.to_bytes().map_err(TrainError::FsfExport)?;
     let path = dir.join(net_file_name(layout.variant_name(), &bytes));
     kage_data::atomic::write_atomic(&path, &bytes).map_err(io_err(&path))?;
     Ok(path)

@@ -217,11 +217,25 @@ pub enum ConfigError {
         reason: String,
     },
     /// TOML parse error.
-    #[error("parsing config TOML: {0}")]
-    Parse(#[from] toml::de::Error),
+    #[error("parsing config TOML: {}", crate::error::toml_one_line(.0))]
+    Parse(toml::de::Error),
     /// TOML write error.
     #[error("writing config TOML: {0}")]
-    Write(#[from] toml::ser::Error),
+    Write(toml::ser::Error),
+}
+
+// Not `#[from]`: that would also make the TOML error the `source`, and `{:#}` would print
+// it twice.
+impl From<toml::de::Error> for ConfigError {
+    fn from(e: toml::de::Error) -> ConfigError {
+        ConfigError::Parse(e)
+    }
+}
+
+impl From<toml::ser::Error> for ConfigError {
+    fn from(e: toml::ser::Error) -> ConfigError {
+        ConfigError::Write(e)
+    }
 }
 
 /// The FT width of the fsf architecture (FSF's L1).

@@ -4,9 +4,7 @@
 //! Each file is known by its size and an FNV-1a 64 hash of its bytes (for files over 64 MiB,
 //! of the first and last MiB: the header, and the end marker with the record total).
 
-use crate::data::sample::SourceError;
-use crate::error::{TrainError, io_err};
-use kage_data::lineage::OverlapError;
+use crate::error::{ResumeError, TrainError, io_err};
 use kage_engine::util::hash::fnv1a64;
 use kage_engine::util::read::{cap, read_text_capped};
 use serde::{Deserialize, Serialize};
@@ -19,6 +17,65 @@ pub const FILE_NAME: &str = "data.toml";
 const WHOLE: u64 = 64 << 20;
 /// Otherwise this much of each end is hashed.
 const ENDS: u64 = 1 << 20;
+
+/// How a run's data files changed since it started.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DataChange {
+    /// Another number of files.
+    #[error("the run started with {then} data file(s), now there are {now}")]
+    Count {
+        /// Files then.
+        then: usize,
+        /// Files now.
+        now: usize,
+    },
+    /// A file with other contents.
+    #[error(
+        "{} changed since the run started ({} bytes, hash {}; now {} bytes, hash {})",
+        now.path.display(),
+        then.bytes,
+        then.hash,
+        now.bytes,
+        now.hash
+    )]
+    File {
+        /// The file then.
+        then: DataFile,
+        /// The file now.
+        now: DataFile,
+    },
+}
+
+/// Data that would count positions twice: a file given twice (under any name), or two
+/// files with the same contents.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{} {} and {} {} {}: {}; give each file once",
+    first.0,
+    first.1.display(),
+    second.0,
+    second.1.display(),
+    if *same_file { "are the same file" } else { "have the same contents" },
+    self.consequence()
+)]
+pub struct DuplicateData {
+    /// The first file's option (`--data` or `--val-data`) and path.
+    pub first: (&'static str, PathBuf),
+    /// The second file's.
+    pub second: (&'static str, PathBuf),
+    /// The same file (else: two files with the same contents).
+    pub same_file: bool,
+}
+
+impl DuplicateData {
+    fn consequence(&self) -> &'static str {
+        match (self.first.0, self.second.0) {
+            ("--data", "--data") => "its positions would be trained on twice",
+            ("--data", _) => "validation would run on training positions",
+            _ => "its positions would be validated on twice",
+        }
+    }
+}
 
 /// One data file as it was.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,7 +106,7 @@ fn identify(path: &Path) -> Result<DataFile, TrainError> {
         (&mut f).take(bytes + 1).read_to_end(&mut buf).map_err(io_err(path))?;
         if buf.len() as u64 != bytes {
             return Err(TrainError::Io {
-                path: path.display().to_string(),
+                path: path.to_path_buf(),
                 cause: std::io::Error::other(format!(
                     "holds other than the {bytes} bytes its size says (not a regular file, \
                      or it changed while being read): not a data file"
@@ -72,8 +129,7 @@ impl DataIdentity {
 
     /// Writes `data.toml` into `dir`.
     pub fn save(&self, dir: &Path) -> Result<(), TrainError> {
-        let text = toml::to_string(self)
-            .map_err(|e| TrainError::Resume(format!("cannot write {FILE_NAME}: {e}")))?;
+        let text = toml::to_string(self).map_err(|cause| TrainError::DataListWrite { cause })?;
         let path = dir.join(FILE_NAME);
         kage_data::atomic::write_atomic(&path, text.as_bytes()).map_err(io_err(&path))
     }
@@ -87,7 +143,7 @@ impl DataIdentity {
         let text = read_text_capped(&path, cap::TEXT, "run's data list")?;
         toml::from_str(&text)
             .map(Some)
-            .map_err(|e| TrainError::Resume(format!("{}: {e}", path.display())))
+            .map_err(|cause| ResumeError::DataList { path: path.clone(), cause }.into())
     }
 
     /// Refuses data that would count positions twice: among the first `train` files (the
@@ -103,25 +159,16 @@ impl DataIdentity {
         let role = |i: usize| if i < train { "--data" } else { "--val-data" };
         for (j, b) in self.file.iter().enumerate() {
             for (i, a) in self.file.iter().enumerate().take(j) {
-                let same = if canon[i] == canon[j] {
-                    "are the same file"
-                } else if (a.bytes, &a.hash) == (b.bytes, &b.hash) {
-                    "have the same contents"
-                } else {
+                let same_file = canon[i] == canon[j];
+                if !same_file && (a.bytes, &a.hash) != (b.bytes, &b.hash) {
                     continue;
-                };
-                let what = match (i < train, j < train) {
-                    (true, true) => "its positions would be trained on twice",
-                    (true, false) => "validation would run on training positions",
-                    _ => "its positions would be validated on twice",
-                };
-                return Err(TrainError::Overlap(format!(
-                    "{} {} and {} {} {same}: {what}; give each file once",
-                    role(i),
-                    a.path.display(),
-                    role(j),
-                    b.path.display()
-                )));
+                }
+                return Err(DuplicateData {
+                    first: (role(i), a.path.clone()),
+                    second: (role(j), b.path.clone()),
+                    same_file,
+                }
+                .into());
             }
         }
         // FSF .bin data has no header, so no lineage: only the checks above apply to it.
@@ -131,31 +178,19 @@ impl DataIdentity {
             .map(|f| f.path.clone())
             .filter(|p| !crate::data::decode::is_fsf_bin(p))
             .collect();
-        kage_data::lineage::check_disjoint(&paths).map_err(|e| match e {
-            OverlapError::Data(d) => TrainError::Data(SourceError::Other(d.to_string())),
-            overlap => TrainError::Overlap(overlap.to_string()),
-        })
+        kage_data::lineage::check_disjoint(&paths).map_err(TrainError::Lineage)
     }
 
     /// Why `now` is not the data this identity recorded (`None` when it is).
-    pub fn differs(&self, now: &DataIdentity) -> Option<String> {
+    pub fn differs(&self, now: &DataIdentity) -> Option<DataChange> {
         if self.file.len() != now.file.len() {
-            return Some(format!(
-                "the run started with {} data file(s), now there are {}",
-                self.file.len(),
-                now.file.len()
-            ));
+            return Some(DataChange::Count { then: self.file.len(), now: now.file.len() });
         }
-        self.file.iter().zip(&now.file).find(|(a, b)| a != b).map(|(a, b)| {
-            format!(
-                "{} changed since the run started ({} bytes, hash {}; now {} bytes, hash {})",
-                b.path.display(),
-                a.bytes,
-                a.hash,
-                b.bytes,
-                b.hash
-            )
-        })
+        self.file
+            .iter()
+            .zip(&now.file)
+            .find(|(a, b)| a != b)
+            .map(|(a, b)| DataChange::File { then: a.clone(), now: b.clone() })
     }
 }
 

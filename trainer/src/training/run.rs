@@ -1,10 +1,10 @@
 //! A full training run: run directory, epochs, validation, metrics, checkpoints, export.
 
-use crate::data::loader::{EpochLoader, LoaderConfig, LoaderMsg, keep};
+use crate::data::loader::{EpochLoader, LoaderConfig, LoaderError, LoaderMsg, keep};
 use crate::data::sample::{Dataset, Sample};
 use crate::data::space::{self, FeatureSpace};
 use crate::data::synthetic::SyntheticDataset;
-use crate::error::{TrainError, io_err};
+use crate::error::{ResumeError, TrainError, io_err};
 use crate::export::report;
 use crate::export::{ExportInfo, quantise};
 use crate::model::fsf::FsfShape;
@@ -159,7 +159,7 @@ pub fn run(cfg: TrainConfig, dir: &Path, opts: RunOptions) -> Result<RunSummary,
     identity.check_distinct(cfg.data.len())?;
     let space = space::resolve(&cfg)?;
     if dir.join(names::CHECKPOINT).exists() {
-        return Err(TrainError::RunExists(dir.display().to_string()));
+        return Err(TrainError::RunExists { dir: dir.to_path_buf() });
     }
     kage_data::guard::claim_dir(dir, OWNER)?;
     let trainer = start(cfg, &space)?;
@@ -205,9 +205,7 @@ pub fn resume(dir: &Path, epochs: Option<u32>, opts: RunOptions) -> Result<RunSu
     if let Some(then) = DataIdentity::load(dir)? {
         let now = DataIdentity::of(&data_files(&cfg))?;
         if let Some(why) = then.differs(&now) {
-            return Err(TrainError::Resume(format!(
-                "{why}; resuming would train on other data: restore it, or start a new run"
-            )));
+            return Err(ResumeError::DataChanged(why).into());
         }
     }
     let space = space::resolve(&cfg)?;
@@ -217,7 +215,7 @@ pub fn resume(dir: &Path, epochs: Option<u32>, opts: RunOptions) -> Result<RunSu
     if (p.num_features, p.ft_size, p.head_size) != (model_features, cfg.ft_size, head_size)
         || (cfg.arch == Arch::Fsf) != state.fsf.is_some()
     {
-        return Err(TrainError::Resume("checkpoint shape does not match the configuration".into()));
+        return Err(ResumeError::Shape.into());
     }
     let result_toml = cfg.result_toml()?;
     if result_toml != state.config_toml {
@@ -244,10 +242,7 @@ fn reconcile(
     let cfg = TrainConfig { epochs_changes, ..cfg };
     let same_but_epochs = TrainConfig { epochs: saved.epochs, ..cfg.result_config() };
     if same_but_epochs != saved.result_config() {
-        return Err(TrainError::Resume(format!(
-            "{} differs from the configuration stored in the checkpoint",
-            cfg_path.display()
-        )));
+        return Err(ResumeError::ConfigDiffers(cfg_path.to_path_buf()).into());
     }
     if cfg.epochs != saved.epochs {
         eprintln!(
@@ -267,11 +262,7 @@ fn reconcile(
 /// epochs, with other weights, also has.
 fn check_epochs(e: u32, done: u32, planned: u32) -> Result<(), TrainError> {
     if e < planned && e <= done {
-        return Err(TrainError::Resume(format!(
-            "the run has done {done} of its {planned} epochs; --epochs {e} would not train and \
-             would label its network as a {e}-epoch run, which it is not: pass --epochs above \
-             {done} (or none), or start a new run (--snapshots keeps a network per epoch)"
-        )));
+        return Err(ResumeError::Epochs { epochs: e, done, planned }.into());
     }
     Ok(())
 }
@@ -352,20 +343,17 @@ fn drive(
             }
         }
         let Some(held) = held else {
-            return Err(TrainError::Loader("loader stopped before the end of the epoch".into()));
+            return Err(TrainError::Loader(LoaderError::Stopped));
         };
         let secs = start.elapsed().as_secs_f64();
         bar.finish_and_clear();
         if positions == 0 {
-            return Err(TrainError::NoData(format!(
-                "epoch {} had no training positions: the data is empty, or the filters \
-                 (min_ply {}, max_abs_score {}, in-check and noisy skips) and val_fraction {} \
-                 leave none; no network written",
-                epoch + 1,
-                cfg.filter.min_ply,
-                cfg.filter.max_abs_score,
-                loader_cfg.val_fraction
-            )));
+            return Err(TrainError::NoPositions {
+                epoch: epoch + 1,
+                min_ply: cfg.filter.min_ply,
+                max_abs_score: cfg.filter.max_abs_score,
+                val_fraction: loader_cfg.val_fraction,
+            });
         }
         if !have_val_files && val.is_empty() {
             val = held;
@@ -379,11 +367,7 @@ fn drive(
             positions,
         };
         if !m.train_loss.is_finite() {
-            return Err(TrainError::NoData(format!(
-                "epoch {}: the training loss is {} (diverged); no network written and the last \
-                 checkpoint kept",
-                m.epoch, m.train_loss
-            )));
+            return Err(TrainError::Diverged { epoch: m.epoch, loss: m.train_loss });
         }
         if opts.progress {
             let left = f64::from(cfg.epochs - m.epoch) * secs;
