@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use kage_data::stats::{Share, wilson};
-use kage_data::{GameRecord, GameResult, Reader, Termination};
+use kage_data::{GameRecord, Reader, Termination};
 use kage_engine::{Game, Move, Position, Variant};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -16,9 +16,10 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::arena::player::{Ask, Player};
+use crate::arena::game::{self as arena, GameEnd, Seats, Start};
+use crate::arena::player::Player;
 use crate::balance::group::{self, GroupInfo, GroupKey};
-use crate::config::GenConfig;
+use crate::config::{Adjudication, GenConfig};
 use crate::error::{Result, SelfplayError};
 use crate::progress::LogLines;
 
@@ -267,39 +268,31 @@ pub fn play_on(
     let bad = |reason: String| SelfplayError::BadGame { game: rec.game_index, reason };
     let start = Position::from_fen(variant, &rec.start_fen)
         .map_err(|e| bad(format!("start position: {e}")))?;
-    let mut game = Game::new(start);
+    let mut game = Game::new(start.clone());
     for &m in &rec.moves {
         if !game.position().is_legal(Move(m)) {
             return Err(bad(format!("illegal move {m} in {}", game.position().to_fen())));
         }
         game.play(Move(m));
     }
-    player.new_game().map_err(|e| bad(format!("new game: {e}")))?;
     // Jittered runs play on with jittered budgets too, from a stream of their own.
     let mut rng = crate::play::game_rng(cfg.seed ^ 0x6175_6469_7421, &cfg.variant, rec.game_index);
-    let cap = match cfg.adjudication.max_plies {
-        0 => usize::from(u16::MAX),
-        n => n as usize,
+    // The config's budget and ply cap, adjudication off, no random plies, no positions.
+    let mut rules = crate::play::rules(cfg);
+    rules.adjudication = Adjudication { resign_plies: 0, draw_plies: 0, ..cfg.adjudication };
+    rules.openings = None;
+    rules.positions = false;
+    let book: Vec<Move> = game.moves().to_vec();
+    let at = Start { variant: &cfg.variant, position: &start, book: &book, index: rec.game_index };
+    let p = match arena::play(Seats::One(player), &at, &rules, &mut rng, None)? {
+        GameEnd::Done(p) => p,
+        GameEnd::Fault { error, .. } => return Err(bad(format!("player failed: {error}"))),
+        GameEnd::Aborted => return Err(SelfplayError::Interrupted),
     };
-    let (result, end) = loop {
-        if let Some(o) = game.outcome() {
-            break (GameResult::from_winner(o.winner), Termination::Rule(o.reason));
-        }
-        if game.ply() >= cap {
-            break (GameResult::Draw, Termination::PlyLimit);
-        }
-        let scale = (cfg.nodes_jitter_pct > 0)
-            .then(|| crate::play::jitter_scale(cfg.nodes_jitter_pct, &mut rng));
-        let ask = Ask::new(crate::play::budget_limit(cfg.budget, scale));
-        let c = player.go(&game, &ask).map_err(|e| bad(format!("player failed: {e}")))?;
-        let Some(best) = c.best.filter(|&m| game.position().is_legal(m)) else {
-            return Err(bad(format!(
-                "player returned an illegal move in {}",
-                game.position().to_fen()
-            )));
-        };
-        game.play(best);
-    };
+    if let Some(i) = &p.illegal {
+        return Err(bad(format!("player returned an illegal move {:?} in {}", i.text, i.fen)));
+    }
+    let (result, end) = (p.record.result, p.record.termination);
     Ok(Case {
         run: format!("{run:016x}"),
         game_index: rec.game_index,
@@ -308,7 +301,7 @@ pub fn play_on(
         adjudicated_result: rec.result.pgn().to_owned(),
         real_result: result.pgn().to_owned(),
         real_end: end.name().to_owned(),
-        real_plies: game.ply(),
+        real_plies: p.record.moves.len(),
         wrong: result != rec.result,
     })
 }

@@ -1,19 +1,20 @@
-//! One self-play game: random opening plies, searched moves, adjudication, and the records
-//! that come out of it. A game depends only on (config, game index) and the player's
-//! deterministic answers, never on the thread that plays it.
+//! One self-play game: the arena's game ([`crate::arena::game::play`]) by a config's rules
+//! (random opening plies, its budget, adjudication), and the records that come out of it. A
+//! game depends only on (config, game index) and the player's deterministic answers, never
+//! on the thread that plays it.
 
 use std::time::Instant;
 
-use kage_data::{GameRecord, GameResult, PositionRecord, StmResult, Termination};
+use kage_data::{GameRecord, PositionRecord, Termination};
 use kage_engine::util::hash::{fnv1a64, splitmix64};
-use kage_engine::{Game, Move, Variant};
+use kage_engine::{Position, Variant};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::adjudicate::Adjudicator;
-use crate::arena::player::{Answer, Ask, MoveLimit, Player};
-use crate::config::Budget;
-use crate::config::{GenConfig, OpeningMode};
+pub(crate) use crate::arena::game::opening_move;
+use crate::arena::game::{self as arena, AdjudicateAt, GameEnd, LimitSpec, Rules, Seats, Start};
+use crate::arena::player::Player;
+use crate::config::{Budget, GenConfig};
 use crate::error::{Result, SelfplayError};
 
 /// A finished game: its records plus what the run statistics and the benchmark need.
@@ -41,11 +42,31 @@ pub fn game_rng(seed: u64, variant: &str, index: u64) -> Xoshiro256PlusPlus {
     Xoshiro256PlusPlus::seed_from_u64(h)
 }
 
-fn clamp_i16(score: i32) -> i16 {
-    score.clamp(-i32::from(i16::MAX), i32::from(i16::MAX)) as i16
+/// The arena rules of a self-play config: its budget and node jitter, ply cap, adjudication
+/// on the score before each move, random opening plies, a training position per search.
+pub fn rules(cfg: &GenConfig) -> Rules {
+    let limit = match cfg.budget {
+        Budget::Nodes(nodes) => {
+            LimitSpec::Nodes { nodes, jitter: f64::from(cfg.nodes_jitter_pct) / 100.0 }
+        }
+        Budget::Depth(d) => LimitSpec::Depth(d),
+    };
+    Rules {
+        limit,
+        nodes: [None; 2],
+        max_plies: match cfg.adjudication.max_plies {
+            0 => u32::from(u16::MAX),
+            n => n,
+        },
+        adjudication: cfg.adjudication,
+        adjudicate_at: AdjudicateAt::BeforeMove,
+        openings: Some(cfg.openings),
+        hang: None,
+        positions: true,
+    }
 }
 
-/// Plays game `index` of the run described by `cfg` with `player`.
+/// Plays game `index` of the run described by `cfg` with `player` (both sides).
 pub fn play_game(
     cfg: &GenConfig,
     variant: &'static Variant,
@@ -54,100 +75,27 @@ pub fn play_game(
 ) -> Result<GameOutput> {
     let start = Instant::now();
     let mut rng = game_rng(cfg.seed, &cfg.variant, index);
+    let first = Position::startpos(variant);
+    let at = Start { variant: &cfg.variant, position: &first, book: &[], index };
     let bad = |reason: String| SelfplayError::BadGame { game: index, reason };
-    player.new_game().map_err(|e| bad(format!("new game: {e}")))?;
-    let mut game = Game::startpos(variant);
-    let mut adj = Adjudicator::new(cfg.adjudication);
-    let mut positions: Vec<PositionRecord> = Vec::new();
-    let mut scores: Vec<i16> = Vec::new();
-    let (mut search_ns, mut nodes) = (0u64, 0u64);
-    let open = cfg.openings;
-    let ply_limit = if cfg.adjudication.max_plies == 0 {
-        u32::from(u16::MAX)
-    } else {
-        cfg.adjudication.max_plies
+    let p = match arena::play(Seats::One(player), &at, &rules(cfg), &mut rng, None)? {
+        GameEnd::Done(p) => p,
+        GameEnd::Fault { error, .. } => return Err(bad(format!("player failed: {error}"))),
+        GameEnd::Aborted => return Err(SelfplayError::Interrupted),
     };
-    let (winner, end) = loop {
-        let ply = game.ply() as u32;
-        if let Some(o) = game.outcome() {
-            break (o.winner, Termination::Rule(o.reason));
-        }
-        if adj.capped(ply) || ply >= ply_limit {
-            break (None, Termination::PlyLimit);
-        }
-        let opening = ply < open.random_plies;
-        let multipv = if opening && open.mode == OpeningMode::Multipv { open.multipv } else { 1 };
-        let scale =
-            (cfg.nodes_jitter_pct > 0).then(|| jitter_scale(cfg.nodes_jitter_pct, &mut rng));
-        let ask = Ask { multipv: multipv as usize, ..Ask::new(budget_limit(cfg.budget, scale)) };
-        let t = Instant::now();
-        let choice = player.go(&game, &ask).map_err(|e| bad(format!("player failed: {e}")))?;
-        search_ns += t.elapsed().as_nanos() as u64;
-        nodes += choice.nodes.unwrap_or(0);
-        let pos = game.position();
-        let Some(best) = choice.best.filter(|&m| pos.is_legal(m)) else {
-            return Err(bad(format!("player returned an illegal move in {}", pos.to_fen())));
-        };
-        let raw = choice.score.unwrap_or(0);
-        let score = clamp_i16(raw);
-        let verdict = adj.observe(ply, pos.side_to_move(), raw);
-        let played = match verdict {
-            Some(_) => None,
-            None if !opening => Some(best),
-            None => Some(opening_move(&game, &choice, open.mode, open.margin_cp, &mut rng)),
-        };
-        // The result is filled in once the game is over.
-        positions.push(PositionRecord::from_position(
-            pos,
-            score,
-            None,
-            ply as u16,
-            played,
-            Some(best),
-        )?);
-        match (verdict, played) {
-            (Some(v), _) => break v,
-            (None, Some(m)) => {
-                scores.push(score);
-                game.play(m);
-            }
-            (None, None) => unreachable!("a move is chosen when there is no verdict"),
-        }
-    };
-    for p in &mut positions {
-        p.result = StmResult::for_side(winner, p.side_to_move());
+    // Self-play keeps no game its player lost by an illegal move: a broken player.
+    if let Some(i) = &p.illegal {
+        return Err(bad(format!("player returned an illegal move {:?} in {}", i.text, i.fen)));
     }
-    let record = GameRecord {
-        variant: cfg.variant.clone(),
-        start_fen: game.start_position().to_fen(),
-        moves: game.moves().iter().map(|m| m.0).collect(),
-        scores,
-        result: GameResult::from_winner(winner),
-        termination: end,
-        game_index: index,
-    };
+    let p = *p;
     Ok(GameOutput {
-        record,
-        positions,
-        end,
-        search_ns,
+        end: p.record.termination,
+        record: p.record,
+        positions: p.positions,
+        search_ns: p.search_ns,
         total_ns: start.elapsed().as_nanos() as u64,
-        nodes,
+        nodes: p.nodes,
     })
-}
-
-/// The limit of one move of a self-play budget, its nodes scaled by `scale` (node jitter).
-pub fn budget_limit(budget: Budget, scale: Option<f64>) -> MoveLimit {
-    match (budget, scale) {
-        (Budget::Nodes(n), Some(f)) => MoveLimit::Nodes(((n as f64 * f).round() as u64).max(1)),
-        (Budget::Nodes(n), None) => MoveLimit::Nodes(n),
-        (Budget::Depth(d), _) => MoveLimit::Depth(d),
-    }
-}
-
-/// A node budget factor in `1 +- pct/100`, uniform, from `rng`.
-pub fn jitter_scale(pct: u32, rng: &mut Xoshiro256PlusPlus) -> f64 {
-    jitter_factor(f64::from(pct) / 100.0, rng)
 }
 
 /// A node budget factor in `1 +- fraction`, uniform, from `rng` (self-play, audits and
@@ -156,43 +104,13 @@ pub fn jitter_factor(fraction: f64, rng: &mut Xoshiro256PlusPlus) -> f64 {
     1.0 + fraction * rng.random_range(-1.0..=1.0)
 }
 
-/// A random opening move: uniform among all legal moves, or among the MultiPV moves within
-/// `margin` of the best.
-pub(crate) fn opening_move(
-    game: &Game,
-    choice: &Answer,
-    mode: OpeningMode,
-    margin: i32,
-    rng: &mut Xoshiro256PlusPlus,
-) -> Move {
-    match mode {
-        OpeningMode::Uniform => {
-            let moves = game.position().legal_moves();
-            let all = moves.as_slice();
-            all[rng.random_range(0..all.len())]
-        }
-        OpeningMode::Multipv => {
-            let best = choice.lines.first().map_or(choice.score.unwrap_or(0), |l| l.0);
-            let near: Vec<Move> = choice
-                .lines
-                .iter()
-                .filter(|(s, m)| *s >= best.saturating_sub(margin) && !m.is_null())
-                .map(|&(_, m)| m)
-                .collect();
-            match choice.best {
-                Some(m) if near.is_empty() => m,
-                _ if near.is_empty() => Move::NULL,
-                _ => near[rng.random_range(0..near.len())],
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::arena::player::GreedyPlayer;
-    use crate::config::Budget;
+    use crate::config::OpeningMode;
+    use kage_data::GameResult;
+    use kage_engine::{Game, Move};
 
     fn cfg() -> GenConfig {
         GenConfig::new("minishogi", 4, 7, Budget::Nodes(1)).validated().unwrap()

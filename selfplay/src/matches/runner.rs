@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
 
+use kage_data::Termination;
 use kage_engine::eval::Evaluator;
 use serde::Serialize;
 
@@ -411,8 +412,10 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
         book_lines,
         pairs_played: played,
         faults,
-        illegal_moves: all_games().filter(|g| g.termination == "illegal move").count() as u64,
-        time_forfeits: all_games().filter(|g| g.termination == "time forfeit").count() as u64,
+        illegal_moves: all_games().filter(|g| g.end() == Some(Termination::IllegalMove)).count()
+            as u64,
+        time_forfeits: all_games().filter(|g| g.end() == Some(Termination::TimeForfeit)).count()
+            as u64,
         wall_s: t0.elapsed().as_secs_f64(),
         think_s: think.as_secs_f64(),
         worker_s: worker_time.as_secs_f64(),
