@@ -14,10 +14,12 @@
 #   scripts/make_net.sh minishogi              # runs/net/minishogi/best.nnue
 #   INSTALL=1 scripts/make_net.sh minishogi    # ... and ship it if it beats the HCE
 #   GENERATIONS=4 scripts/make_net.sh shinobi  # any loop setting overrides the recipe
+#   ARCH=fsf scripts/make_net.sh minishogi     # a net in FSF's architecture (make_fsf_net.sh)
 set -euo pipefail
 
 variant=${1:?usage: scripts/make_net.sh VARIANT}
 here=$(dirname "${BASH_SOURCE[0]}")
+[[ ${ARCH:-small} == fsf ]] && exec "$here/make_fsf_net.sh" "$variant"
 recipe=$here/recipes/$variant.env
 [[ -f $recipe ]] || { echo "make_net: no recipe $recipe" >&2; exit 2; }
 # The recipe sets defaults (`: "${NAME:=value}"` lines); the environment wins.

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# A net in Fairy-Stockfish's own architecture and file format (kage-train --arch fsf) from
+# kage's own self-play, one command, every step resumable: rerun the same command after an
+# interruption and it goes on where it stopped. Settings: scripts/recipes/<variant>.fsf.env
+# (the environment wins). Same settings => same games and the same net, whatever THREADS is.
+#
+#   scripts/make_fsf_net.sh minishogi            # runs/fsf-net/minishogi/train/minishogi-<sha12>.nnue
+#   ARCH=fsf scripts/make_net.sh minishogi       # the same
+#   FSF=/path/to/stockfish scripts/make_fsf_net.sh minishogi   # ... and check FSF loads it
+#
+# 1. self-play: FSF_GAMES games at FSF_NODES nodes per move (FSF_JITTER % node jitter) by the
+#    variant's shipped net, into OUT/V/selfplay/V/positions.kdata (kage-selfplay resumes a run);
+# 2. training: kage-train --arch fsf for FSF_EPOCHS epochs into OUT/V/train (resumed from its
+#    checkpoint), which writes <variant>-<12 hex digits of sha256>.nnue;
+# 3. with FSF set: FSF loads the net (`info string NNUE evaluation using ... enabled`).
+set -euo pipefail
+
+variant=${1:?usage: scripts/make_fsf_net.sh VARIANT}
+here=$(dirname "${BASH_SOURCE[0]}")
+recipe=$here/recipes/$variant.fsf.env
+[[ -f $recipe ]] || { echo "make_fsf_net: no recipe $recipe" >&2; exit 2; }
+# shellcheck disable=SC1090
+. "$recipe"
+BIN=${BIN:-target/release} OUT=${OUT:-runs/fsf-net} THREADS=${THREADS:-0}
+d=$OUT/$variant
+mkdir -p "$d"
+log() { echo "make_fsf_net $variant: $*" >&2; }
+
+log "self-play, $FSF_GAMES games at $FSF_NODES nodes (+/- $FSF_JITTER %), seed $FSF_SEED"
+threads=()
+((THREADS > 0)) && threads=(--threads "$THREADS")
+"$BIN/kage-selfplay" generate --variant "$variant" --games "$FSF_GAMES" --nodes "$FSF_NODES" \
+  --nodes-jitter "$FSF_JITTER" --seed "$FSF_SEED" --out "$d/selfplay" --progress-secs 60 \
+  "${threads[@]}"
+
+net() { find "$d/train" -maxdepth 1 -name "$variant-*.nnue" 2>/dev/null | head -1; }
+# The run directory's net is written once, after the last epoch: its presence means done.
+if [[ -n $(net) ]]; then
+  log "training done before"
+elif [[ -f $d/train/checkpoint.ckpt ]]; then
+  log "training, resumed from $d/train"
+  "$BIN/kage-train" --resume "$d/train" --threads "$THREADS"
+else
+  log "training, $FSF_EPOCHS epochs (lambda $FSF_LAMBDA, seed $FSF_TRAIN_SEED)"
+  # shellcheck disable=SC2086
+  "$BIN/kage-train" --variant "$variant" --arch fsf --data "$d/selfplay/$variant/positions.kdata" \
+    --out "$d/train" --epochs "$FSF_EPOCHS" --lambda "$FSF_LAMBDA" --seed "$FSF_TRAIN_SEED" \
+    --threads "$THREADS" $FSF_TRAIN_ARGS
+fi
+file=$(net)
+[[ -n $file ]] || { echo "make_fsf_net: kage-train wrote no $variant-*.nnue in $d/train" >&2; exit 1; }
+log "net $file ($(stat -c %s "$file") bytes)"
+
+if [[ -n ${FSF:-} ]]; then
+  said=$(printf 'uci\nsetoption name UCI_Variant value %s\nsetoption name EvalFile value %s\nisready\ngo depth 1\nquit\n' \
+    "$variant" "$(realpath "$file")" | "$FSF" 2>&1 | grep -m1 'NNUE evaluation using' || true)
+  [[ $said == *enabled* ]] || { echo "make_fsf_net: FSF did not load $file: ${said:-no word}" >&2; exit 1; }
+  log "FSF: $said"
+fi
