@@ -136,7 +136,9 @@ def pick(rng, v, fen, moves, legal):
 
 
 def play(kage, v, rng, max_plies):
-    fen = sf.start_fen(v)
+    # The start position as FSF reads it (a variant's startFen may be loosely written: FSF
+    # reads petty's `w - 0 1` as halfmove clock 1).
+    fen = sf.get_fen(v, sf.start_fen(v), [])
     moves = []
     for _ in range(max_plies):
         legal = sorted(sf.legal_moves(v, fen, moves))

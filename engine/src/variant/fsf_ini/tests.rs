@@ -133,6 +133,7 @@ fn unsupported_keys_are_named() {
         ("[x:crazyhouse]\n", "promotionPieceTypes"),
         ("[x:chess]\npromotionPieceTypesBlack = q\n", "promotionPieceTypesWhite"),
         ("[x:chess]\npromotedPieceType = p:q\n", "promotedPieceType"),
+        ("[x:chess]\ncustomPiece1 = p:KifmnD\npawnTypes = p\n", "nMoveRuleTypes"),
         ("[x:minishogi]\nextinctionValue = loss\n", "extinctionValue"),
         ("[x:minishogi]\nmaxFile = 9\n", "maxFile"),
         (
@@ -260,4 +261,17 @@ fn chess_promotion_becomes_promotion_choices_strongest_first() {
     let letters: Vec<char> = pawn.promotion_choices.iter().map(|&k| v.kind(k).letter).collect();
     assert_eq!(letters, ['Q', 'R', 'N']);
     assert_eq!(pawn.promotes_to, pawn.promotion_choices.first().copied());
+}
+
+#[test]
+fn values_are_scaled_down_when_the_material_would_exceed_kages_limit() {
+    let weak =
+        "[x:chess]\nstartFen = nnnnknnn/pppppppp/2p2p2/1pppppp1/8/8/PPPPPPPP/RNBQKBNR w KQ - 0 1\n";
+    let v = FsfIniFile::parse(weak).expect("parses").variant("x").expect("compiles");
+    let chess = FsfIniFile::parse("").expect("empty").variant("chess").expect("chess");
+    let value =
+        |v: &crate::Variant, l: char| v.kinds.iter().find(|k| k.letter == l).map(|k| k.value);
+    assert_eq!(value(chess, 'P'), Some(100));
+    let (p, q) = (value(v, 'P').expect("pawn"), value(v, 'Q').expect("queen"));
+    assert!(p < 100 && q < value(chess, 'Q').expect("queen"), "{p} {q}");
 }

@@ -10,6 +10,8 @@ use super::rules::{Rules, Types, Value};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
+mod values;
+
 /// One kage piece kind made from an FSF type.
 struct Kind {
     /// The FSF type (for a promoted kind: its base's type).
@@ -19,6 +21,8 @@ struct Kind {
     promoted: bool,
     betza: String,
     pawn: bool,
+    /// Material value for kage's evaluation ([`Translation::set_values`]).
+    value: i32,
 }
 
 /// Translates `r` (the rules of variant `name`) into kage spec TOML.
@@ -87,6 +91,7 @@ impl Translation<'_> {
             kinds.push(self.kind(b, to, true, false)?);
         }
         self.pawn_flags(&mut kinds, double_step)?;
+        self.set_values(&mut kinds, &choice, &fen);
         let hand = self.hand(&bases, &fen)?;
         let mut promoting: Vec<TypeId> = promotions.iter().map(|p| p.0).collect();
         promoting.extend(&choice.pawns);
@@ -200,7 +205,7 @@ impl Translation<'_> {
                 return Err(self.unsupported(&key, fsf, "a piece that never moves"));
             }
         }
-        Ok(Kind { base, moves_as, promoted, betza, pawn: false })
+        Ok(Kind { base, moves_as, promoted, betza, pawn: false, value: 0 })
     }
 
     /// Chess-style promotion (`promotionPieceTypes`): the pawn types among `bases` that choose
@@ -382,6 +387,15 @@ impl Translation<'_> {
                 ));
             }
             k.pawn = ep || rule;
+            let steps = betza::fsf_steps(&k.betza).unwrap_or_default();
+            if rule && steps.iter().any(|s| s.quiet && s.dy <= 0) {
+                return Err(self.unsupported(
+                    "nMoveRuleTypes",
+                    pieces::name(k.moves_as),
+                    "FSF restarts the move-rule count only on a move its piece cannot undo; a \
+                     kage pawn restarts it on every move, so its pawns must move only forward",
+                ));
+            }
         }
         Ok(())
     }
@@ -503,7 +517,7 @@ impl Translation<'_> {
         }
         let _ = writeln!(out, "name = {}", q(self.name));
         let _ = writeln!(out, "width = {}\nheight = {}", r.width, r.height);
-        let _ = writeln!(out, "start_fen = {}", q(&r.start_fen));
+        let _ = writeln!(out, "start_fen = {}", q(&values::as_fsf_reads(&r.start_fen)));
         let _ = writeln!(out, "hand_order = {}", q(&letters));
         let _ = writeln!(out, "captures_to_hand = {}", r.captures_to_hand);
         let _ = writeln!(out, "castling = {castling}\nen_passant = {ds}");
@@ -605,7 +619,7 @@ impl Translation<'_> {
                     let _ = writeln!(out, "castling_rook = true");
                 }
             }
-            let _ = writeln!(out, "value = {}", estimate_value(&k.betza, k.pawn));
+            let _ = writeln!(out, "value = {}", k.value);
         }
         Ok(())
     }
@@ -655,10 +669,7 @@ impl Translation<'_> {
             .targets
             .iter()
             .map(|&t| {
-                let v = kinds
-                    .iter()
-                    .find(|k| !k.promoted && k.base == t)
-                    .map_or(0, |k| estimate_value(&k.betza, k.pawn));
+                let v = kinds.iter().find(|k| !k.promoted && k.base == t).map_or(0, |k| k.value);
                 let letter = self.r.pieces.get(&t).map_or('?', |c| c.to_ascii_uppercase());
                 (-v, letter.to_string())
             })
@@ -667,28 +678,6 @@ impl Translation<'_> {
         let letters: Vec<String> = targets.into_iter().map(|(_, l)| q(&l)).collect();
         format!("[{}]", letters.join(", "))
     }
-}
-
-/// A rough material value for kage's hand-crafted evaluation (FSF's own values are not kage's
-/// scale): 40 per leap, 125 per orthogonal and 80 per diagonal slide direction, halved for
-/// move-only or capture-only components; pawns 100.
-fn estimate_value(betza: &str, pawn: bool) -> i32 {
-    if pawn {
-        return 100;
-    }
-    let Ok(steps) = betza::fsf_steps(betza) else {
-        return 100;
-    };
-    let mut v = 0i32;
-    for s in &steps {
-        let unit = match s.reach {
-            betza::Reach::Ride(_) if s.dx == 0 || s.dy == 0 => 62,
-            betza::Reach::Ride(_) => 40,
-            _ => 20,
-        };
-        v += unit;
-    }
-    ((v / 10) * 10).clamp(100, 2000)
 }
 
 /// A TOML string.
