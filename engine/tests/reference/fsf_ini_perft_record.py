@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Records fsf_ini_perft.jsonl: Fairy-Stockfish's perft of positions of the variants in
-../fixtures/fsf_chess_variants.ini (and FSF's built-ins chess, losalamos, gardner), read by
+../fixtures/fsf_chess_variants.ini (and FSF's built-ins chess,
+losalamos, gardner, nocastle, amazon, almost, perfect), read by
 engine/tests/fsf_ini_perft.rs.
 
     python3 engine/tests/reference/fsf_ini_perft_record.py --fsf /path/to/fairy-stockfish
@@ -15,7 +16,7 @@ import pyffish as sf
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = os.path.join(HERE, "..", "fixtures", "fsf_chess_variants.ini")
-BUILTINS = ["chess", "losalamos", "gardner"]
+BUILTINS = ["chess", "losalamos", "gardner", "nocastle", "amazon", "almost", "perfect"]
 
 
 def sections(path):

@@ -1,5 +1,6 @@
 //! The Fairy-Stockfish built-in variants kage carries as parents (and as variants of their own),
-//! written in FSF's own INI options from FSF's `variant.cpp` (commit c19b5f6c). A name listed
+//! written in FSF's own INI options from FSF's `variant.cpp` (commit c19b5f6c; chess's
+//! relatives nocastle, amazon, almost, chigorin and perfect with them). A name listed
 //! here can be a section's parent (`[mygame:minishogi]`) or asked for directly.
 
 /// Built-ins in FSF's INI options. `minishogi-base` is FSF's `minishogi_variant_base`, the
@@ -13,6 +14,36 @@ rook = r
 queen = q
 king = k
 promotionPieceTypes = nbrq
+
+[nocastle:chess]
+startFen = rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1
+castling = false
+
+[amazon:chess]
+queen = -
+amazon = a
+startFen = rnbakbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBAKBNR w KQkq - 0 1
+promotionPieceTypes = arbn
+
+[almost:chess]
+queen = -
+chancellor = c
+startFen = rnbckbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBCKBNR w KQkq - 0 1
+promotionPieceTypes = crbn
+
+[chigorin:chess]
+chancellor = c
+startFen = rbbqkbbr/pppppppp/8/8/8/8/PPPPPPPP/RNNCKNNR w KQkq - 0 1
+promotionPieceTypesWhite = crn
+promotionPieceTypesBlack = qrb
+
+[perfect:chess]
+chancellor = c
+archbishop = m
+amazon = g
+startFen = cmqgkbnr/pppppppp/8/8/8/8/PPPPPPPP/CMQGKBNR w KQkq - 0 1
+promotionPieceTypes = gcmqrbn
+castlingRookPieces = rc
 
 [crazyhouse:chess]
 startFen = rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1
