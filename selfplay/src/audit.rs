@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
 
 use kage_data::stats::{Share, wilson};
 use kage_data::{GameRecord, Reader, Termination};
@@ -13,11 +13,11 @@ use kage_engine::{Game, Move, Position, Variant};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::arena::game::{self as arena, GameEnd, Seats, Start};
 use crate::arena::player::Player;
+use crate::arena::schedule::{self, Control, Event, Plan, StopMode, Work};
 use crate::balance::group::{self, GroupInfo, GroupKey};
 use crate::config::{Adjudication, GenConfig};
 use crate::error::{Result, SelfplayError};
@@ -185,10 +185,6 @@ pub fn audit(files: &[PathBuf], opts: AuditOptions) -> Result<AuditReport> {
             problems.push(format!("{}: damaged data skipped: {d}", f.display()));
         }
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads.max(1))
-        .build()
-        .map_err(|e| SelfplayError::Config(format!("cannot start worker threads: {e}")))?;
     let mut sampled: Vec<Pending> = Vec::new();
     for (_, mut g) in groups {
         g.adjudicated.sort_by_key(|(run, rec)| (*run, rec.game_index));
@@ -199,8 +195,8 @@ pub fn audit(files: &[PathBuf], opts: AuditOptions) -> Result<AuditReport> {
         sampled.push(g);
     }
     let total: u64 = sampled.iter().map(|g| g.adjudicated.len() as u64).sum();
-    let progress =
-        opts.progress_every.map(|every| Mutex::new((0u64, LogLines::new(every, 0, total))));
+    let mut progress = opts.progress_every.map(|every| LogLines::new(every, 0, total));
+    let mut done = 0u64;
     let mut out = Vec::new();
     for g in sampled {
         let found = g.found;
@@ -213,29 +209,48 @@ pub fn audit(files: &[PathBuf], opts: AuditOptions) -> Result<AuditReport> {
             }
         };
         let cfg = &g.cfg;
-        let cases: Vec<Result<Case>> = pool.install(|| {
-            g.adjudicated
-                .par_iter()
-                .map_init(
-                    || factory(),
-                    |player, (run, rec)| {
-                        let case = match player {
-                            Ok(p) => play_on(cfg, variant, p.as_mut(), *run, rec),
-                            Err(e) => Err(SelfplayError::Config(e.to_string())),
-                        };
-                        if let Some(Ok(mut st)) = progress.as_ref().map(Mutex::lock) {
-                            st.0 += 1;
-                            let done = st.0;
-                            if st.1.due() || done == total {
-                                eprintln!("audit: {}", st.1.status(done, "games"));
-                            }
-                        }
-                        case
-                    },
-                )
-                .collect()
+        let threads = opts.threads.clamp(1, g.adjudicated.len().max(1));
+        let players = (0..threads)
+            .map(|_| factory().map_err(|e| SelfplayError::Config(e.to_string())))
+            .collect::<Result<Vec<_>>>()?;
+        let never = AtomicBool::new(false);
+        let plan = Plan {
+            slots: g.adjudicated.len(),
+            group: &|i| i as u64,
+            stop: &never,
+            mode: StopMode::FinishGroups,
+            name: "audit",
+        };
+        let work = |p: &mut Box<dyn Player>, i: usize, _: &AtomicBool| {
+            let (run, rec) = &g.adjudicated[i];
+            match play_on(cfg, variant, p.as_mut(), *run, rec) {
+                Ok(c) => Work::Done(c),
+                Err(e) => Work::Fail(e),
+            }
+        };
+        let restart = |_: &mut Box<dyn Player>, e: &SelfplayError| {
+            Err(SelfplayError::Config(format!("cannot restart after {e}")))
+        };
+        let (mut cases, mut failed) = (Vec::new(), None);
+        schedule::run(&plan, players, &work, &restart, &mut |ev| match ev {
+            Event::Done(_, case) => {
+                cases.push(case);
+                done += 1;
+                if let Some(lines) = progress.as_mut()
+                    && (lines.due() || done == total)
+                {
+                    eprintln!("audit: {}", lines.status(done, "games"));
+                }
+                Control::Go
+            }
+            Event::Fault(_, e) | Event::Failed(e) => {
+                failed.get_or_insert(e);
+                Control::Halt
+            }
         });
-        let mut cases = cases.into_iter().collect::<Result<Vec<Case>>>()?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
         cases.sort_by(|a, b| (&a.run, a.game_index).cmp(&(&b.run, b.game_index)));
         let reached_ply_cap = cases.iter().filter(|c| c.real_end == "ply_limit").count() as u64;
         out.push(GroupAudit {

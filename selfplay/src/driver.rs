@@ -1,12 +1,14 @@
-//! Plays a list of games on a rayon pool, one game per thread at a time, each thread with its
-//! own player. Finished games are handed to the caller's thread in completion order, tagged
-//! with their slot; what a game contains never depends on the pool.
+//! Plays a list of self-play games on the arena's scheduler ([`crate::arena::schedule`]), one
+//! game per thread at a time, each thread with its own player. Finished games are handed to
+//! the caller's thread in completion order, tagged with their slot; what a game contains
+//! never depends on the threads.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use kage_engine::Variant;
 
+use crate::arena::schedule::{self, Control, Event, Plan, StopMode, Work};
 use crate::config::GenConfig;
 use crate::error::{Result, SelfplayError};
 use crate::play::{GameOutput, play_game};
@@ -42,57 +44,38 @@ pub fn play_games(
         return Ok(());
     }
     let threads = threads.clamp(1, slots.len());
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("selfplay-{i}"))
-        .build()
-        .map_err(|e| SelfplayError::Config(format!("cannot start {threads} threads: {e}")))?;
-    let next = AtomicUsize::new(0);
-    let abort = AtomicBool::new(false);
-    let started: Mutex<std::collections::HashSet<u64>> = Mutex::new(Default::default());
-    let (tx, rx) = mpsc::channel::<(usize, Result<GameOutput>)>();
+    let players = (0..threads).map(|_| factory()).collect::<Result<Vec<Box<dyn Player>>>>()?;
+    let plan = Plan {
+        slots: slots.len(),
+        group: &|i| slots[i].group,
+        stop,
+        mode: StopMode::FinishGroups,
+        name: "selfplay",
+    };
+    let work = |p: &mut Box<dyn Player>, i: usize, _: &AtomicBool| match play_game(
+        cfg,
+        variant,
+        p.as_mut(),
+        slots[i].game,
+    ) {
+        Ok(out) => Work::Done(out),
+        Err(e) => Work::Fail(e),
+    };
+    // Self-play has no fault to restart from: a failed game ends the run.
+    let restart = |_: &mut Box<dyn Player>, e: &SelfplayError| {
+        Err(SelfplayError::Config(format!("cannot restart after {e}")))
+    };
     let mut first_err: Option<SelfplayError> = None;
-    pool.in_place_scope(|s| {
-        for _ in 0..threads {
-            let tx = tx.clone();
-            let (next, abort, started, stop) = (&next, &abort, &started, stop);
-            s.spawn(move |_| {
-                let mut player = match factory() {
-                    Ok(p) => p,
-                    Err(e) => {
-                        let _ = tx.send((usize::MAX, Err(e)));
-                        return;
-                    }
-                };
-                loop {
-                    if abort.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(slot) = slots.get(i) else { return };
-                    {
-                        let mut st = started.lock().unwrap_or_else(|p| p.into_inner());
-                        if stop.load(Ordering::SeqCst) && !st.contains(&slot.group) {
-                            // Leave the rest: every later slot is in a later group or in
-                            // one that was started (those are taken by other workers).
-                            continue;
-                        }
-                        st.insert(slot.group);
-                    }
-                    let out = play_game(cfg, variant, player.as_mut(), slot.game);
-                    let failed = out.is_err();
-                    if tx.send((i, out)).is_err() || failed {
-                        return;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        for (i, out) in rx.iter() {
-            let res = out.and_then(|o| on_game(i, o));
-            if let Err(e) = res {
-                abort.store(true, Ordering::Relaxed);
+    schedule::run(&plan, players, &work, &restart, &mut |ev| {
+        let res = match ev {
+            Event::Done(i, out) => on_game(i, out),
+            Event::Fault(_, e) | Event::Failed(e) => Err(e),
+        };
+        match res {
+            Ok(()) => Control::Go,
+            Err(e) => {
                 first_err.get_or_insert(e);
+                Control::Halt
             }
         }
     });

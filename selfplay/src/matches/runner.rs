@@ -5,9 +5,7 @@
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::{RecvTimeoutError, Sender, channel};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use kage_data::Termination;
@@ -23,6 +21,7 @@ use super::pgn;
 use super::sprt::Verdict;
 use super::stats::{self, Counts, Elo, SprtState};
 use crate::arena::player::Player;
+use crate::arena::schedule::{self, Control, Event, Plan, StopMode, Work};
 use crate::play::game_rng;
 
 /// Why a match could not run or had to stop.
@@ -95,11 +94,17 @@ pub struct MatchReport {
     pub dir: PathBuf,
 }
 
-enum Event {
-    Pair { line: Box<PairLine>, think: Duration, notes: Vec<String> },
-    Fault { pair: u64, engine: String, error: String },
-    Fatal(String),
-    Done { wall: Duration },
+/// A played pair, for the main thread.
+struct PairDone {
+    line: Box<PairLine>,
+    think: Duration,
+    notes: Vec<String>,
+}
+
+/// A worker's trouble: a fault of engine `engine` (a pair to replay) or a fatal message.
+struct Trouble {
+    engine: Option<usize>,
+    error: String,
 }
 
 struct Shared<'a> {
@@ -107,8 +112,6 @@ struct Shared<'a> {
     book: Book,
     settings: GameSettings,
     pending: Vec<u64>,
-    next: AtomicUsize,
-    halt: AtomicBool,
 }
 
 type Pairing = [Box<dyn Player>; 2];
@@ -123,63 +126,51 @@ fn start_pairing(cfg: &MatchConfig, evals: &[Evaluator; 2]) -> Result<Pairing, M
     Ok([one(0)?, one(1)?])
 }
 
-fn worker(sh: &Shared, mut engines: Pairing, tx: Sender<Event>) {
-    let t0 = Instant::now();
-    let mut helper = sh.book.helper();
-    let names = &sh.cfg.engines;
-    'pairs: loop {
-        if sh.halt.load(Ordering::Relaxed) {
-            break;
-        }
-        let i = sh.next.fetch_add(1, Ordering::Relaxed);
-        let Some(&pair) = sh.pending.get(i) else { break };
-        let opening = sh.book.opening(pair, helper.as_mut());
-        loop {
-            let mut games = Vec::with_capacity(2);
-            let (mut think, mut notes) = (Duration::ZERO, Vec::new());
-            for g in 0..2u64 {
-                let mut rng = game_rng(sh.cfg.seed, "nodes-jitter", 2 * pair + g);
-                let end =
-                    game::play(&mut engines, g == 0, &opening, &sh.settings, &mut rng, &sh.halt);
-                match end {
-                    GameEnd::Done { record, think: t, notes: n } => {
-                        games.push(record);
-                        think += t;
-                        notes.extend(n);
-                    }
-                    GameEnd::Aborted => break 'pairs,
-                    GameEnd::Fault { .. } if sh.halt.load(Ordering::Relaxed) => break 'pairs,
-                    GameEnd::Fault { first, error } => {
-                        let k = usize::from(!first);
-                        let name = names[k].name.clone();
-                        let _ = tx.send(Event::Fault {
-                            pair,
-                            engine: name.clone(),
-                            error: error.to_string(),
-                        });
-                        if let Err(e) = engines[k].restart() {
-                            let _ = tx
-                                .send(Event::Fatal(format!("cannot restart engine {name:?}: {e}")));
-                            break 'pairs;
-                        }
-                        break;
-                    }
-                }
+/// One worker's state: its pairing and its opening helper.
+struct Seat {
+    engines: Pairing,
+    helper: Option<crate::arena::player::Builtin>,
+}
+
+/// Plays pending pair `i` (both games, the same opening).
+fn play_pair(sh: &Shared, seat: &mut Seat, i: usize, halt: &AtomicBool) -> Work<PairDone, Trouble> {
+    let pair = sh.pending[i];
+    let opening = sh.book.opening(pair, seat.helper.as_mut());
+    let mut games = Vec::with_capacity(2);
+    let (mut think, mut notes) = (Duration::ZERO, Vec::new());
+    for g in 0..2u64 {
+        let mut rng = game_rng(sh.cfg.seed, "nodes-jitter", 2 * pair + g);
+        match game::play(&mut seat.engines, g == 0, &opening, &sh.settings, &mut rng, halt) {
+            GameEnd::Done { record, think: t, notes: n } => {
+                games.push(record);
+                think += t;
+                notes.extend(n);
             }
-            if let Ok([a, b]) = <[_; 2]>::try_from(games) {
-                let _ = tx.send(Event::Pair {
-                    line: Box::new(PairLine { pair, games: [a, b] }),
-                    think,
-                    notes,
-                });
-                break;
-            }
-            if sh.halt.load(Ordering::Relaxed) {
-                break 'pairs;
+            GameEnd::Aborted => return Work::Stopped,
+            GameEnd::Fault { .. } if halt.load(Ordering::Relaxed) => return Work::Stopped,
+            GameEnd::Fault { first, error } => {
+                let k = usize::from(!first);
+                let error = error.to_string();
+                return Work::Fault(Trouble { engine: Some(k), error });
             }
         }
     }
-    let _ = tx.send(Event::Done { wall: t0.elapsed() });
+    match <[_; 2]>::try_from(games) {
+        Ok([a, b]) => {
+            Work::Done(PairDone { line: Box::new(PairLine { pair, games: [a, b] }), think, notes })
+        }
+        Err(_) => Work::Stopped,
+    }
+}
+
+/// After a fault: the engine that failed, started afresh.
+fn restart(sh: &Shared, seat: &mut Seat, t: &Trouble) -> Result<(), Trouble> {
+    let Some(k) = t.engine else { return Ok(()) };
+    let name = &sh.cfg.engines[k].name;
+    seat.engines[k].restart().map_err(|e| Trouble {
+        engine: None,
+        error: format!("cannot restart engine {name:?}: {e}"),
+    })
 }
 
 struct Progress {
@@ -289,14 +280,7 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
         nodes: cfg.engine_nodes(),
         adjudication: cfg.adjudication,
     };
-    let sh = Shared {
-        cfg,
-        book,
-        settings,
-        pending,
-        next: AtomicUsize::new(0),
-        halt: AtomicBool::new(false),
-    };
+    let sh = Shared { cfg, book, settings, pending };
     let total = 2 * cfg.pairs();
     let mut progress = Progress {
         tty: std::io::stderr().is_terminal(),
@@ -309,83 +293,66 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
         every_games: cfg.progress_games.max(1),
         every: Duration::from_secs_f64(cfg.progress_secs.max(0.1)),
     };
-    let (mut think, mut worker_time) = (Duration::ZERO, Duration::ZERO);
+    let mut think = Duration::ZERO;
     let (mut failures_in_row, mut faults, mut played) = (0u32, 0u64, 0u64);
     let mut fatal: Option<String> = None;
     let mut log_error: Option<MatchError> = None;
-    if !sh.pending.is_empty() {
-        let (tx, rx) = channel();
-        let pairings = Mutex::new(pairings);
-        std::thread::scope(|scope| {
-            for _ in 0..threads {
-                let tx = tx.clone();
-                let engines = pairings.lock().ok().and_then(|mut v| v.pop());
-                let sh = &sh;
-                if let Some(engines) = engines {
-                    scope.spawn(move || worker(sh, engines, tx));
-                }
+    let seats: Vec<Seat> =
+        pairings.into_iter().map(|engines| Seat { engines, helper: sh.book.helper() }).collect();
+    let plan = Plan {
+        slots: sh.pending.len(),
+        group: &|i| i as u64,
+        stop,
+        mode: StopMode::Halt,
+        name: "match",
+    };
+    let work = |seat: &mut Seat, i: usize, halt: &AtomicBool| play_pair(&sh, seat, i, halt);
+    let renew = |seat: &mut Seat, t: &Trouble| restart(&sh, seat, t);
+    let worker_time = schedule::run(&plan, seats, &work, &renew, &mut |ev| match ev {
+        Event::Failed(t) => {
+            fatal.get_or_insert(t.error);
+            Control::Halt
+        }
+        Event::Fault(i, t) => {
+            let (pair, error) = (sh.pending[i], t.error);
+            let engine = &cfg.engines[t.engine.unwrap_or(0)].name;
+            faults += 1;
+            failures_in_row += 1;
+            eprintln!(
+                "kage-selfplay: engine {engine:?} failed in pair {pair}: {error}; \
+                 restarted, the pair will be replayed"
+            );
+            if failures_in_row >= cfg.max_failures.max(1) {
+                fatal.get_or_insert(format!(
+                    "stopping after {failures_in_row} engine failures in a row \
+                     (last: engine {engine:?}: {error})"
+                ));
+                return Control::Halt;
             }
-            drop(tx);
-            let mut running = threads;
-            while running > 0 {
-                if stop.load(Ordering::Relaxed) {
-                    sh.halt.store(true, Ordering::Relaxed);
-                }
-                let ev = match rx.recv_timeout(Duration::from_millis(100)) {
-                    Ok(ev) => ev,
-                    Err(RecvTimeoutError::Timeout) => continue,
-                    Err(RecvTimeoutError::Disconnected) => break,
-                };
-                match ev {
-                    Event::Done { wall } => {
-                        worker_time += wall;
-                        running -= 1;
-                    }
-                    Event::Fatal(m) => {
-                        fatal.get_or_insert(m);
-                        sh.halt.store(true, Ordering::Relaxed);
-                    }
-                    Event::Fault { pair, engine, error } => {
-                        faults += 1;
-                        failures_in_row += 1;
-                        eprintln!(
-                            "kage-selfplay: engine {engine:?} failed in pair {pair}: {error}; \
-                             restarted, the pair will be replayed"
-                        );
-                        if failures_in_row >= cfg.max_failures.max(1) {
-                            fatal.get_or_insert(format!(
-                                "stopping after {failures_in_row} engine failures in a row \
-                                 (last: engine {engine:?}: {error})"
-                            ));
-                            sh.halt.store(true, Ordering::Relaxed);
-                        }
-                    }
-                    Event::Pair { line, think: t, notes } => {
-                        failures_in_row = 0;
-                        for n in notes {
-                            eprintln!("kage-selfplay: {n}");
-                        }
-                        if let Err(e) = log.append(&line) {
-                            log_error.get_or_insert(e);
-                            sh.halt.store(true, Ordering::Relaxed);
-                            continue;
-                        }
-                        think += t;
-                        played += 1;
-                        counts
-                            .add_pair([line.games[0].first_halves(), line.games[1].first_halves()]);
-                        pairs.insert(line.pair, *line);
-                        state = sprt_state(&counts);
-                        if state.is_some_and(|s| s.verdict != Verdict::Continue) {
-                            sh.halt.store(true, Ordering::Relaxed);
-                        }
-                        let text = progress_line(&counts, state.as_ref(), total);
-                        progress.show(&text, counts.games(), false);
-                    }
-                }
+            Control::Go
+        }
+        Event::Done(_, PairDone { line, think: t, notes }) => {
+            failures_in_row = 0;
+            for n in notes {
+                eprintln!("kage-selfplay: {n}");
             }
-        });
-    }
+            if let Err(e) = log.append(&line) {
+                log_error.get_or_insert(e);
+                return Control::Halt;
+            }
+            think += t;
+            played += 1;
+            counts.add_pair([line.games[0].first_halves(), line.games[1].first_halves()]);
+            pairs.insert(line.pair, *line);
+            state = sprt_state(&counts);
+            let text = progress_line(&counts, state.as_ref(), total);
+            progress.show(&text, counts.games(), false);
+            if state.is_some_and(|s| s.verdict != Verdict::Continue) {
+                return Control::Halt;
+            }
+            Control::Go
+        }
+    });
     let sh_book_lines = sh.book.file_lines().map(|n| n as u64);
     drop(sh);
     progress.show(&progress_line(&counts, state.as_ref(), total), counts.games(), true);
