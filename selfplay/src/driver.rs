@@ -27,10 +27,14 @@ pub struct Slot {
     pub group: u64,
 }
 
+/// Player faults in a row (without a finished game between them) that stop a run.
+pub const MAX_FAULTS_IN_ROW: u32 = 3;
+
 /// Plays `slots` (in roughly that order) with `threads` workers. `on_game` runs on the
 /// calling thread for every finished game, in completion order, with the slot's position
-/// in `slots`; an error from it stops the run. Setting `stop` lets every group that has
-/// started finish and starts no other.
+/// in `slots`; an error from it stops the run. A player that fails (an outside engine) is
+/// restarted and replays its game, up to [`MAX_FAULTS_IN_ROW`] faults in a row. Setting
+/// `stop` lets every group that has started finish and starts no other.
 pub fn play_games(
     cfg: &GenConfig,
     variant: &'static Variant,
@@ -59,16 +63,26 @@ pub fn play_games(
         slots[i].game,
     ) {
         Ok(out) => Work::Done(out),
+        Err(e @ SelfplayError::PlayerFault { .. }) => Work::Fault(e),
         Err(e) => Work::Fail(e),
     };
-    // Self-play has no fault to restart from: a failed game ends the run.
-    let restart = |_: &mut Box<dyn Player>, e: &SelfplayError| {
-        Err(SelfplayError::Config(format!("cannot restart after {e}")))
+    // A failed player (an outside engine) is started afresh and plays the game again.
+    let restart = |p: &mut Box<dyn Player>, e: &SelfplayError| {
+        p.restart().map_err(|r| SelfplayError::Config(format!("{e}; cannot restart it: {r}")))
     };
     let mut first_err: Option<SelfplayError> = None;
+    let mut faults_in_row = 0;
     schedule::run(&plan, players, &work, &restart, &mut |ev| {
         let res = match ev {
-            Event::Done(i, out) => on_game(i, out),
+            Event::Done(i, out) => {
+                faults_in_row = 0;
+                on_game(i, out)
+            }
+            Event::Fault(_, e) if faults_in_row + 1 < MAX_FAULTS_IN_ROW => {
+                faults_in_row += 1;
+                eprintln!("kage-selfplay: {e}; restarted, the game will be replayed");
+                Ok(())
+            }
             Event::Fault(_, e) | Event::Failed(e) => Err(e),
         };
         match res {

@@ -54,6 +54,15 @@ pub enum SelfplayError {
         /// What is wrong.
         reason: String,
     },
+    /// A player failed during a game (an outside engine crashed, hung or broke its pipe):
+    /// the game has no result; restarted, the player plays it again.
+    #[error("game {game}: player failed: {reason}")]
+    PlayerFault {
+        /// Game index.
+        game: u64,
+        /// What happened.
+        reason: String,
+    },
     /// A file of ours that should be intact is damaged.
     #[error("damaged file: {0}")]
     Damaged(String),

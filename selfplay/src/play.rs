@@ -80,7 +80,9 @@ pub fn play_game(
     let bad = |reason: String| SelfplayError::BadGame { game: index, reason };
     let p = match arena::play(Seats::One(player), &at, &rules(cfg), &mut rng, None)? {
         GameEnd::Done(p) => p,
-        GameEnd::Fault { error, .. } => return Err(bad(format!("player failed: {error}"))),
+        GameEnd::Fault { error, .. } => {
+            return Err(SelfplayError::PlayerFault { game: index, reason: error.to_string() });
+        }
         GameEnd::Aborted => return Err(SelfplayError::Interrupted),
     };
     // Self-play keeps no game its player lost by an illegal move: a broken player.

@@ -115,3 +115,50 @@ fn builtin_against_outside_is_a_game_record_like_any_other() {
     assert!(r.moves.len() <= 40);
     assert_eq!(p.positions.len(), p.turns.len(), "a position per searched move");
 }
+
+#[test]
+fn a_crashed_outside_engine_is_restarted_and_replays_its_game() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+
+    use kage_selfplay::{PlayerFactory, SelfplayError, Slot, play_games};
+    let t = tempfile::tempdir().unwrap();
+    // Crashes at its fifth `go` the first time it runs, then plays normally.
+    let marker = t.path().join("crashed-once");
+    let script = t.path().join("crash-once.sh");
+    let body = format!(
+        "#!/bin/sh\nif [ -e {m} ]; then exec {BIN} uci; fi\ntouch {m}\nn=0\n\
+         while IFS= read -r line; do\n  case \"$line\" in go*) n=$((n+1)); \
+         if [ $n -ge 5 ]; then exit 3; fi;; esac\n  printf '%s\\n' \"$line\"\ndone | {BIN} uci\n",
+        m = marker.display()
+    );
+    std::fs::write(&script, body).unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let c = cfg();
+    let v = c.variant_def().unwrap();
+    let factory_of = |spec: UciSpec| -> PlayerFactory {
+        Arc::new(move || {
+            let p = Outside::start(&spec, "minishogi")
+                .map_err(|e| SelfplayError::Config(e.to_string()))?;
+            Ok(Box::new(p) as Box<dyn Player>)
+        })
+    };
+    let crashing = UciSpec { cmd: script.display().to_string(), args: vec![], ..kage_uci(2) };
+    let slots: Vec<Slot> = (0..2).map(|g| Slot { game: g, group: 0 }).collect();
+    let stop = AtomicBool::new(false);
+    let play = |f: &PlayerFactory| {
+        let mut games = vec![None, None];
+        play_games(&c, v, &slots, 1, f, &stop, &mut |i, out| {
+            games[i] = Some(out.record);
+            Ok(())
+        })
+        .unwrap();
+        games
+    };
+    let after_crash = play(&factory_of(crashing));
+    assert!(marker.exists(), "it crashed once");
+    let plain = play(&factory_of(kage_uci(2)));
+    assert!(after_crash.iter().all(Option::is_some));
+    assert_eq!(after_crash, plain, "the replayed game is the game");
+}
