@@ -2,8 +2,8 @@
 //! Fairy-Stockfish's variants.ini: perft of every record of `reference/fsf_ini_perft.jsonl`
 //! (FSF's own counts, made by `reference/fsf_ini_perft_record.py`) on the sections of
 //! `fixtures/fsf_chess_variants.ini` and FSF's built-ins chess, losalamos, gardner, nocastle,
-//! amazon, almost and perfect; the well-known chess perft positions; promotion moves in UCI
-//! (`a7a8q`).
+//! amazon, almost, perfect and kingofthehill; the well-known chess perft positions; promotion
+//! moves in UCI (`a7a8q`).
 
 use kage_engine::perft::perft;
 use kage_engine::variant::FsfIniFile;
@@ -41,7 +41,7 @@ fn perft_equals_fairy_stockfish_on_every_reference_position() {
         promotions += pos.legal_moves().as_slice().iter().filter(|m| m.is_promotion()).count();
         variants.insert(name.to_string());
     }
-    assert!(variants.len() >= 22, "{variants:?}");
+    assert!(variants.len() >= 23, "{variants:?}");
     assert!(promotions >= 100, "positions with promotions: {promotions} moves");
 }
 

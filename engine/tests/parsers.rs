@@ -122,6 +122,13 @@ fn bad_specs_name_the_problem() {
             "repetition verdict",
         ),
         (base.replace("promotion_white = [5]", "promotion_white = [7]"), "rank 7"),
+        (
+            base.replace(
+                "promotion_white = [5]",
+                "promotion_white = [5]\nflag_squares_white = [\"f6\"]",
+            ),
+            "not a square",
+        ),
         (base.replace("hand_order = \"GPSRB\"", "hand_order = \"GPSR\""), "hand_order"),
         (base.replace("rbsgk/4p/5/P4/KGSBR", "rbsgk/4p/5/P4/1GSBR"), "start position"),
     ];

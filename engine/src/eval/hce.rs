@@ -96,8 +96,10 @@ impl Hce {
                 continue;
             }
             for (s, f) in flag[c as usize].iter_mut().enumerate().take(n) {
-                let r = s as i32 / w;
-                let dist = bits(fz).map(|t| (t as i32 / w - r).abs()).min().unwrap_or(0);
+                let (r, file) = (s as i32 / w, s as i32 % w);
+                // King steps to the nearest flag square (for flag ranks: the rank distance).
+                let steps = |t: u8| (t as i32 / w - r).abs().max((t as i32 % w - file).abs());
+                let dist = bits(fz).map(steps).min().unwrap_or(0);
                 *f = p.king.flag.get(dist as usize).copied().unwrap_or(0);
             }
         }

@@ -434,8 +434,25 @@ impl Variant {
         self.promotion_zone =
             ByColor::new(self.ranks_bb(&z.promotion_white)?, self.ranks_bb(&z.promotion_black)?);
         self.drop_zone = ByColor::new(self.ranks_bb(&z.drop_white)?, self.ranks_bb(&z.drop_black)?);
-        self.flag_zone = ByColor::new(self.ranks_bb(&z.flag_white)?, self.ranks_bb(&z.flag_black)?);
+        self.flag_zone = ByColor::new(
+            self.ranks_bb(&z.flag_white)?
+                | self.squares_bb("flag_squares_white", &z.flag_squares_white)?,
+            self.ranks_bb(&z.flag_black)?
+                | self.squares_bb("flag_squares_black", &z.flag_squares_black)?,
+        );
         Ok(())
+    }
+
+    /// The squares named (`d4`) in zone list `key`.
+    fn squares_bb(&self, key: &str, squares: &[String]) -> Result<Bitboard, SpecError> {
+        let mut b = 0;
+        for s in squares {
+            let sq = crate::types::Square::parse(s, self.width, self.height).ok_or_else(|| {
+                SpecError::Inconsistent(format!("zones.{key}: '{s}' is not a square of the board"))
+            })?;
+            b |= sq.bb();
+        }
+        Ok(b)
     }
 
     /// Castling, promotion and drops have what they need (board, rook, zones).

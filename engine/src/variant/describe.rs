@@ -75,7 +75,7 @@ impl Variant {
                 &format!("{} king reaching", side(c)),
                 match self.flag_zone[c] {
                     0 => "no special rule".into(),
-                    z => format!("{}: wins at once (campmate)", self.ranks_text(z, "")),
+                    z => format!("{}: wins at once (campmate)", self.zone_text(z)),
                 },
             );
         }
@@ -130,6 +130,23 @@ impl Variant {
     }
 
     /// "ranks 1-4" for a set of whole ranks, `empty` for none.
+    /// A zone's whole ranks, and its other squares by name.
+    fn zone_text(&self, zone: Bitboard) -> String {
+        let full: Bitboard = self.rank_masks[..self.height as usize]
+            .iter()
+            .filter(|&&m| zone & m == m)
+            .fold(0, |a, &m| a | m);
+        let mut parts = vec![self.ranks_text(zone, "")];
+        let rest: Vec<String> = crate::types::bits(zone & !full)
+            .map(|s| crate::types::Square(s).name(self.width))
+            .collect();
+        if !rest.is_empty() {
+            parts.push(format!("squares {}", rest.join(" ")));
+        }
+        parts.retain(|p| !p.is_empty());
+        parts.join(", ")
+    }
+
     fn ranks_text(&self, zone: Bitboard, empty: &str) -> String {
         let ranks: Vec<u8> = (0..self.height)
             .filter(|&r| {

@@ -101,6 +101,11 @@ pub struct ZoneSpec {
     pub flag_white: Vec<u8>,
     #[serde(default)]
     pub flag_black: Vec<u8>,
+    /// Campmate squares besides whole ranks (`["d4", "e4", "d5", "e5"]`: king of the hill).
+    #[serde(default)]
+    pub flag_squares_white: Vec<String>,
+    #[serde(default)]
+    pub flag_squares_black: Vec<String>,
 }
 
 /// One piece kind, as a user writes it.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Records fsf_ini_perft.jsonl: Fairy-Stockfish's perft of positions of the variants in
 ../fixtures/fsf_chess_variants.ini (and FSF's built-ins chess,
-losalamos, gardner, nocastle, amazon, almost, perfect), read by
+losalamos, gardner, nocastle, amazon, almost, perfect, kingofthehill), read by
 engine/tests/fsf_ini_perft.rs.
 
     python3 engine/tests/reference/fsf_ini_perft_record.py --fsf /path/to/fairy-stockfish
@@ -16,7 +16,7 @@ import pyffish as sf
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = os.path.join(HERE, "..", "fixtures", "fsf_chess_variants.ini")
-BUILTINS = ["chess", "losalamos", "gardner", "nocastle", "amazon", "almost", "perfect"]
+BUILTINS = ["chess", "losalamos", "gardner", "nocastle", "amazon", "almost", "perfect", "kingofthehill"]
 
 
 def sections(path):

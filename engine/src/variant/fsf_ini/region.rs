@@ -34,6 +34,19 @@ impl Region {
         Region(1u128 << (r as u32 * FILES as u32 + f as u32))
     }
 
+    /// The names of its squares (`d4`), files up to `width`.
+    pub fn squares(self, width: u8) -> Vec<String> {
+        let mut out = Vec::new();
+        for r in 0..RANKS {
+            for f in 0..width.min(FILES) {
+                if self.0 & Region::square(f, r).0 != 0 {
+                    out.push(format!("{}{}", (b'a' + f) as char, r + 1));
+                }
+            }
+        }
+        out
+    }
+
     /// The squares of a `width` x `height` board.
     pub fn board(width: u8, height: u8) -> Region {
         let mut b = 0u128;

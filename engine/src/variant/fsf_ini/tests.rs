@@ -275,3 +275,15 @@ fn values_are_scaled_down_when_the_material_would_exceed_kages_limit() {
     let (p, q) = (value(v, 'P').expect("pawn"), value(v, 'Q').expect("queen"));
     assert!(p < 100 && q < value(chess, 'Q').expect("queen"), "{p} {q}");
 }
+
+#[test]
+fn a_flag_region_of_single_squares_becomes_campmate_squares() {
+    let f = FsfIniFile::parse("").expect("empty file");
+    let text = f.spec_text("kingofthehill").expect("translates");
+    assert!(text.contains(r#"flag_squares_white = ["d4", "e4", "d5", "e5"]"#), "{text}");
+    let v = f.variant("kingofthehill").expect("compiles");
+    let on_hill = crate::Position::from_fen(v, "4k3/8/8/8/3K4/8/8/8 b - - 0 1").expect("fen");
+    assert!(on_hill.flag_reached() && on_hill.legal_moves().is_empty());
+    let near = crate::Position::from_fen(v, "4k3/8/8/8/8/3K4/8/8 b - - 0 1").expect("fen");
+    assert!(!near.flag_reached() && !near.legal_moves().is_empty());
+}

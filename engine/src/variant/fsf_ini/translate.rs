@@ -544,7 +544,7 @@ impl Translation<'_> {
             let b = self.ranks("dropRegionBlack", r.drop_region[1])?;
             let _ = writeln!(out, "drop_white = {w:?}\ndrop_black = {b:?}");
         }
-        for (c, key) in [(0, "flagRegionWhite"), (1, "flagRegionBlack")] {
+        for c in 0..2 {
             let region = r.flag_region[c].and(self.board());
             if region.is_empty() {
                 continue;
@@ -556,9 +556,16 @@ impl Translation<'_> {
                     "kage's flag (campmate) rule is for the king only",
                 ));
             }
-            let ranks = self.ranks(key, region)?;
             let side = if c == 0 { "white" } else { "black" };
-            let _ = writeln!(out, "flag_{side} = {ranks:?}");
+            match region.ranks(r.width, r.height) {
+                Some(ranks) => {
+                    let _ = writeln!(out, "flag_{side} = {ranks:?}");
+                }
+                None => {
+                    let names: Vec<String> = region.squares(r.width).iter().map(|s| q(s)).collect();
+                    let _ = writeln!(out, "flag_squares_{side} = [{}]", names.join(", "));
+                }
+            }
         }
         Ok(())
     }
