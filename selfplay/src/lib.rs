@@ -33,6 +33,8 @@ mod error;
 pub mod guard;
 pub mod ladder;
 pub mod matches;
+/// The generation loop as a typed pipeline: recipe, planner, content ids, gate, lineage.
+pub mod pipeline;
 pub mod play;
 pub mod player;
 pub mod progress;

@@ -1,0 +1,128 @@
+//! `lineage.toml`: what a step directory's outputs, or a shipped net, were made from: the
+//! step (id, name, kind, seed), its inputs by content hash, its full configuration and the
+//! git revision of the binaries that ran it. One in every step directory
+//! ([`Lineage::path_in`]) and one beside every shipped net ([`Lineage::path_beside`]).
+//! Written by temp file + rename, so a reader sees a whole file or none.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::id::ContentId;
+use super::plan::{Step, StepConfig, StepKind};
+
+/// The `format` of the lineage files this code writes.
+pub const LINEAGE_FORMAT: u32 = 1;
+
+/// One input of a step: a file, by content hash, and the step that made it (none for a
+/// file from outside the plan).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineageInput {
+    /// What the input is to the step (`data`, `init`, `candidate`, `opponent`, `player`).
+    pub role: String,
+    /// The file, as the step read it.
+    pub path: PathBuf,
+    /// SHA-256 of its content.
+    pub sha256: ContentId,
+    /// The step that wrote it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<ContentId>,
+}
+
+/// A `lineage.toml`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Lineage {
+    /// [`LINEAGE_FORMAT`] when written.
+    pub format: u32,
+    /// The step's content id.
+    pub step: ContentId,
+    /// Its name in the plan.
+    pub name: String,
+    /// Its kind.
+    pub kind: StepKind,
+    /// Its seed.
+    pub seed: u64,
+    /// The git revision of the binaries that ran it.
+    pub git_revision: String,
+    /// Its inputs.
+    #[serde(default)]
+    pub inputs: Vec<LineageInput>,
+    /// Its full configuration.
+    pub config: StepConfig,
+}
+
+/// Why a lineage file could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum LineageError {
+    /// Reading or writing failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// Not a lineage file.
+    #[error("{path}: {message}")]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl Lineage {
+    /// The lineage of `step`, run by binaries of revision `git_revision` on `inputs`.
+    pub fn of_step(step: &Step, git_revision: &str, inputs: Vec<LineageInput>) -> Lineage {
+        Lineage {
+            format: LINEAGE_FORMAT,
+            step: step.id,
+            name: step.name.clone(),
+            kind: step.kind(),
+            seed: step.seed,
+            git_revision: git_revision.into(),
+            inputs,
+            config: step.config.clone(),
+        }
+    }
+
+    /// `<dir>/lineage.toml`: a step directory's lineage.
+    pub fn path_in(dir: &Path) -> PathBuf {
+        dir.join("lineage.toml")
+    }
+
+    /// `<net without its extension>.lineage.toml`: a shipped net's lineage
+    /// (`engine/nets/minishogi.nnue` -> `engine/nets/minishogi.lineage.toml`).
+    pub fn path_beside(net: &Path) -> PathBuf {
+        net.with_extension("lineage.toml")
+    }
+
+    /// The TOML text.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a lineage serializes to TOML")
+    }
+
+    /// Parses TOML text (`path` only names the file in errors).
+    pub fn from_toml(text: &str, path: &Path) -> Result<Lineage, LineageError> {
+        let bad = |message: String| LineageError::Format { path: path.into(), message };
+        let l: Lineage = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
+        if l.format != LINEAGE_FORMAT {
+            return Err(bad(format!("format {} (this build reads {LINEAGE_FORMAT})", l.format)));
+        }
+        Ok(l)
+    }
+
+    /// Writes the file atomically (temp file, sync, rename).
+    pub fn write(&self, path: &Path) -> Result<(), LineageError> {
+        kage_data::atomic::write_atomic(path, self.to_toml().as_bytes())
+            .map_err(|source| LineageError::Io { path: path.into(), source })
+    }
+
+    /// Reads a lineage file.
+    pub fn read(path: &Path) -> Result<Lineage, LineageError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| LineageError::Io { path: path.into(), source })?;
+        Lineage::from_toml(&text, path)
+    }
+}
