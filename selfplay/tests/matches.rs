@@ -146,6 +146,17 @@ fn builtin_against_kage_over_uci_and_resume() {
     check_games(&out, "minishogi");
     let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
     assert_eq!(pgn.matches("[Variant \"minishogi\"]").count(), 4);
+    // The match games are data like self-play's: games.kdata, typed, in pair order.
+    let (_, data, damage) =
+        kage_data::read_all::<kage_data::GameRecord>(out.join("games.kdata")).unwrap();
+    assert!(damage.is_empty());
+    let log: Vec<_> = pairs(&out).into_iter().flat_map(|p| p.games).collect();
+    assert_eq!(data.iter().map(|g| g.game_index).collect::<Vec<_>>(), [0, 1, 2, 3]);
+    for (d, g) in data.iter().zip(&log) {
+        assert_eq!((d.moves.len(), d.scores.len()), (g.moves.len(), g.moves.len()));
+        assert_eq!(d.result.pgn(), g.result);
+        assert_eq!(Some(d.termination), g.end());
+    }
     assert_eq!(pgn.matches("[White \"inproc\"]").count(), 2);
     assert!(pgn.contains("{book}"));
     let summary: serde_json::Value =

@@ -90,6 +90,42 @@ impl GameRecord {
     }
 }
 
+impl GameRecord {
+    /// The game as a [`kage_data::GameRecord`] (game `index`, a score per move: 0 for the
+    /// opening moves and moves without one), like any self-play game; `None` when it does
+    /// not replay in `variant` or has no result.
+    pub fn to_data(
+        &self,
+        variant: &'static kage_engine::Variant,
+        name: &str,
+        index: u64,
+    ) -> Option<kage_data::GameRecord> {
+        let mut game = kage_engine::Game::new(Position::from_fen(variant, &self.start_fen).ok()?);
+        let mut moves = Vec::with_capacity(self.moves.len());
+        for text in &self.moves {
+            let m = game.position().parse_move(text).ok()?;
+            if !game.position().is_legal(m) {
+                return None;
+            }
+            moves.push(m.0);
+            game.play(m);
+        }
+        let clamp = |s: Score| s.centipawns().clamp(-i32::from(i16::MAX), i32::from(i16::MAX));
+        let mut scores = vec![0i16; self.book.min(moves.len())];
+        scores.extend(self.scores.iter().map(|s| s.map_or(0, |s| clamp(s) as i16)));
+        scores.resize(moves.len(), 0);
+        Some(kage_data::GameRecord {
+            variant: name.to_owned(),
+            start_fen: game.start_position().to_fen(),
+            moves,
+            scores,
+            result: self.outcome()?,
+            termination: self.end().unwrap_or(Termination::Other),
+            game_index: index,
+        })
+    }
+}
+
 /// How the match log writes a termination: the name with spaces, `ply cap` for the ply limit.
 pub fn termination_text(t: Termination) -> String {
     match t {

@@ -394,6 +394,7 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
         dir: cfg.out.clone(),
     };
     write_outputs(cfg, &pairs, &report).map_err(out)?;
+    write_game_data(cfg, variant, &pairs).map_err(out)?;
     if let Some(m) = fatal {
         return Err(MatchError::Engine(m));
     }
@@ -422,6 +423,32 @@ fn distinct_openings(
     let set: std::collections::BTreeSet<String> =
         pairs.values().flat_map(|p| p.games.iter().map(key)).collect();
     set.len() as u64
+}
+
+/// `games.kdata`: every logged game (pair order; game `2 * pair + g`) as a
+/// `kage_data::GameRecord`, like self-play's games (balance reports read it).
+fn write_game_data(
+    cfg: &MatchConfig,
+    variant: &'static kage_engine::Variant,
+    pairs: &BTreeMap<u64, PairLine>,
+) -> Result<(), String> {
+    use kage_data::{FileHeader, RecordKind, Writer};
+    let path = cfg.out.join("games.kdata");
+    let err = |e: kage_data::DataError| format!("{}: {e}", path.display());
+    let identity = serde_json::to_string_pretty(&cfg.identity()).map_err(|e| e.to_string())?;
+    let by = crate::run::created_by();
+    let header =
+        FileHeader::new(RecordKind::Game, &cfg.variant, &identity, crate::GIT_REVISION, &by)
+            .map_err(err)?;
+    let mut w = Writer::<kage_data::GameRecord>::create(&path, header).map_err(err)?;
+    for p in pairs.values() {
+        for (g, rec) in p.games.iter().enumerate() {
+            if let Some(r) = rec.to_data(variant, &cfg.variant, 2 * p.pair + g as u64) {
+                w.write(&r).map_err(err)?;
+            }
+        }
+    }
+    w.finish().map(|_| ()).map_err(err)
 }
 
 /// `games.pgn` (every logged game, pair order) and `summary.json`.
