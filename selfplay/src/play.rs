@@ -26,7 +26,7 @@ pub struct GameOutput {
     pub positions: Vec<PositionRecord>,
     /// Why it ended.
     pub end: Termination,
-    /// Nanoseconds spent inside [`Player::choose`].
+    /// Nanoseconds spent inside [`Player::go`].
     pub search_ns: u64,
     /// Nanoseconds the whole game took (search included).
     pub total_ns: u64,

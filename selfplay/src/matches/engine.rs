@@ -1,6 +1,6 @@
 //! The players of a match: the built-in engine searching in this process (hand-crafted
 //! evaluation or a network file), or an outside UCI engine; both are arena players
-//! ([`crate::arena::Player`]).
+//! ([`crate::arena::player::Player`]).
 
 use super::runner::MatchError;
 use std::path::PathBuf;
