@@ -83,10 +83,59 @@ pub enum DataError {
     },
     /// A header field is invalid (writer side).
     #[error("invalid header: {0}")]
-    InvalidHeader(String),
+    InvalidHeader(HeaderProblem),
     /// A record could not be encoded or is too large for a chunk.
     #[error("cannot encode record: {0}")]
-    Encode(String),
+    Encode(EncodeProblem),
+}
+
+/// What is wrong with a header given to a writer.
+#[derive(Debug, thiserror::Error)]
+pub enum HeaderProblem {
+    /// The variant name is empty, too long or has characters other than `[A-Za-z0-9_-]`.
+    #[error("bad variant name {0:?}")]
+    VariantName(String),
+    /// A text field is longer than a header holds.
+    #[error("{field} longer than {max}")]
+    FieldTooLong {
+        /// The field.
+        field: &'static str,
+        /// Its limit in bytes.
+        max: usize,
+    },
+    /// More sources than a header records.
+    #[error("{count} sources, more than the {max} a header records")]
+    TooManySources {
+        /// Sources given.
+        count: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// The header of a file being resumed differs from the one given.
+    #[error("{}: header differs from the one given to resume", path.display())]
+    ResumeMismatch {
+        /// The partial file.
+        path: PathBuf,
+    },
+    /// The header's record kind is not the writer's.
+    #[error("header says {header} records but the writer writes {writer} records")]
+    KindMismatch {
+        /// Kind in the header.
+        header: RecordKind,
+        /// Kind the writer writes.
+        writer: RecordKind,
+    },
+}
+
+/// Why a record could not be encoded.
+#[derive(Debug, thiserror::Error)]
+pub enum EncodeProblem {
+    /// The encoder failed.
+    #[error("{0}")]
+    Bincode(bincode::error::EncodeError),
+    /// The encoded record is larger than half the chunk limit.
+    #[error("record larger than half the chunk limit")]
+    TooLarge,
 }
 
 impl DataError {

@@ -34,7 +34,7 @@ use std::fmt;
 use std::io::{Read, Write};
 use std::path::Path;
 
-use crate::error::{DataError, Result};
+use crate::error::{DataError, HeaderProblem, Result};
 use crate::lineage::FileId;
 use kage_engine::util::bytes::{ByteError, ByteReader};
 
@@ -116,13 +116,16 @@ impl FileHeader {
             || variant.len() > 64
             || !variant.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         {
-            return Err(DataError::InvalidHeader(format!("bad variant name {variant:?}")));
+            return Err(DataError::InvalidHeader(HeaderProblem::VariantName(variant.to_owned())));
         }
         for (name, v) in
             [("config", config), ("git revision", git_revision), ("created-by", created_by)]
         {
             if v.len() > MAX_FIELD {
-                return Err(DataError::InvalidHeader(format!("{name} longer than {MAX_FIELD}")));
+                return Err(DataError::InvalidHeader(HeaderProblem::FieldTooLong {
+                    field: name,
+                    max: MAX_FIELD,
+                }));
             }
         }
         Ok(FileHeader {
@@ -144,10 +147,10 @@ impl FileHeader {
         s.sort_unstable();
         s.dedup();
         if s.len() > MAX_SOURCES {
-            return Err(DataError::InvalidHeader(format!(
-                "{} sources, more than the {MAX_SOURCES} a header records",
-                s.len()
-            )));
+            return Err(DataError::InvalidHeader(HeaderProblem::TooManySources {
+                count: s.len(),
+                max: MAX_SOURCES,
+            }));
         }
         self.sources = s;
         Ok(self)

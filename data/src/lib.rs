@@ -52,7 +52,7 @@ mod writer;
 pub use atomic::tmp_path;
 pub use compact::{CompactError, CompactPosition, MAX_PIECES, PositionParts};
 pub use convert::position_flags;
-pub use error::{DataError, Result};
+pub use error::{DataError, EncodeProblem, HeaderProblem, Result};
 pub use framer::Damage;
 pub use game::{GameRecord, GameResult, Termination};
 pub use header::{

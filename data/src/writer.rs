@@ -10,7 +10,7 @@ use crate::chunk::{
     CHUNK_HEADER_LEN, CHUNK_MAGIC, ChunkHeader, ChunkType, DEFAULT_CHUNK_TARGET, END_MAGIC,
     MAX_CHUNK_PAYLOAD, encode_header,
 };
-use crate::error::{DataError, Result};
+use crate::error::{DataError, EncodeProblem, HeaderProblem, Result};
 use crate::header::{FileHeader, read_full};
 use crate::reader::Reader;
 use crate::record::{BINCODE_CONFIG, Record};
@@ -79,10 +79,9 @@ impl<R: Record> Writer<R> {
             FileHeader::read_from(&mut r, &tmp)?
         };
         if found != header {
-            return Err(DataError::InvalidHeader(format!(
-                "{}: header differs from the one given to resume",
-                tmp.display()
-            )));
+            return Err(DataError::InvalidHeader(HeaderProblem::ResumeMismatch {
+                path: tmp.clone(),
+            }));
         }
         let (end, records) = last_complete_chunk(&mut file, &tmp, header_len)?;
         file.set_len(end).map_err(|e| DataError::io(&tmp, "truncate", e))?;
@@ -134,11 +133,11 @@ impl<R: Record> Writer<R> {
         let before = self.payload.len();
         if let Err(e) = bincode::encode_into_std_write(record, &mut self.payload, BINCODE_CONFIG) {
             self.payload.truncate(before);
-            return Err(DataError::Encode(e.to_string()));
+            return Err(DataError::Encode(EncodeProblem::Bincode(e)));
         }
         if self.payload.len() - before > MAX_CHUNK_PAYLOAD as usize / 2 {
             self.payload.truncate(before);
-            return Err(DataError::Encode("record larger than half the chunk limit".into()));
+            return Err(DataError::Encode(EncodeProblem::TooLarge));
         }
         if self.payload.len() > MAX_CHUNK_PAYLOAD as usize {
             // Does not fit next to the buffered records: close the chunk first.
@@ -222,11 +221,10 @@ impl<R: Record> Writer<R> {
 
 fn check_kind<R: Record>(header: &FileHeader) -> Result<()> {
     if header.kind() != R::KIND {
-        return Err(DataError::InvalidHeader(format!(
-            "header says {} records but the writer writes {} records",
-            header.kind(),
-            R::KIND
-        )));
+        return Err(DataError::InvalidHeader(HeaderProblem::KindMismatch {
+            header: header.kind(),
+            writer: R::KIND,
+        }));
     }
     Ok(())
 }

@@ -210,9 +210,7 @@ pub fn audit(files: &[PathBuf], opts: AuditOptions) -> Result<AuditReport> {
         };
         let cfg = &g.cfg;
         let threads = opts.threads.clamp(1, g.adjudicated.len().max(1));
-        let players = (0..threads)
-            .map(|_| factory().map_err(|e| SelfplayError::Config(e.to_string())))
-            .collect::<Result<Vec<_>>>()?;
+        let players = (0..threads).map(|_| factory()).collect::<Result<Vec<_>>>()?;
         let never = AtomicBool::new(false);
         let plan = Plan {
             slots: g.adjudicated.len(),
@@ -229,7 +227,7 @@ pub fn audit(files: &[PathBuf], opts: AuditOptions) -> Result<AuditReport> {
             }
         };
         let restart = |_: &mut Box<dyn Player>, e: &SelfplayError| {
-            Err(SelfplayError::Config(format!("cannot restart after {e}")))
+            Err(SelfplayError::NoRestart(e.to_string()))
         };
         let (mut cases, mut failed) = (Vec::new(), None);
         schedule::run(&plan, players, &work, &restart, &mut |ev| match ev {

@@ -107,7 +107,7 @@ pub fn check_run(dir: &Path, allow_rebuild: bool) -> crate::Result<Option<String
         Err(e) => return Err(e.into()),
     };
     let then: Build = serde_json::from_str(&text)
-        .map_err(|e| SelfplayError::Damaged(format!("{}: {e}", path.display())))?;
+        .map_err(|cause| SelfplayError::DamagedJson { path: path.clone(), cause })?;
     if then == now {
         return Ok(None);
     }

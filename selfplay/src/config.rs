@@ -319,7 +319,7 @@ impl GenConfig {
 
     /// Parses the TOML written by [`GenConfig::to_toml`].
     pub fn from_toml(text: &str) -> Result<Self, SelfplayError> {
-        toml::from_str(text).map_err(|e| SelfplayError::Config(format!("bad config TOML: {e}")))
+        toml::from_str(text).map_err(SelfplayError::TomlRead)
     }
 
     /// FNV-1a 64 hash of [`GenConfig::to_toml`] (the data crate's `config_hash`).

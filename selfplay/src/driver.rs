@@ -68,7 +68,7 @@ pub fn play_games(
     };
     // A failed player (an outside engine) is started afresh and plays the game again.
     let restart = |p: &mut Box<dyn Player>, e: &SelfplayError| {
-        p.restart().map_err(|r| SelfplayError::Config(format!("{e}; cannot restart it: {r}")))
+        p.restart().map_err(|cause| SelfplayError::RestartFailed { fault: e.to_string(), cause })
     };
     let mut first_err: Option<SelfplayError> = None;
     let mut faults_in_row = 0;

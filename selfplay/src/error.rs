@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::matches::uci::UciError;
+
 /// Everything that can go wrong while generating or reading self-play data.
 #[derive(Debug, thiserror::Error)]
 pub enum SelfplayError {
@@ -56,19 +58,96 @@ pub enum SelfplayError {
     },
     /// A player failed during a game (an outside engine crashed, hung or broke its pipe):
     /// the game has no result; restarted, the player plays it again.
-    #[error("game {game}: player failed: {reason}")]
+    #[error("game {game}: player failed: {cause}")]
     PlayerFault {
         /// Game index.
         game: u64,
         /// What happened.
-        reason: String,
+        cause: UciError,
     },
-    /// A file of ours that should be intact is damaged.
+    /// A failed player could not be started again.
+    #[error("{fault}; cannot restart it: {cause}")]
+    RestartFailed {
+        /// The failure that called for the restart, as reported (the failure itself went
+        /// out as its own event, so it is not owned here).
+        fault: String,
+        /// Why the restart failed.
+        cause: UciError,
+    },
+    /// A failed player that is not restarted (the audit replays with built-in players only).
+    #[error("cannot restart after {0}")]
+    NoRestart(String),
+    /// A data part of ours that should be intact has a damaged chunk.
     #[error("damaged file: {0}")]
-    Damaged(String),
-    /// The NNUE network could not be used.
-    #[error("network: {0}")]
-    Net(String),
+    Damaged(kage_data::Damage),
+    /// A JSON file of ours that should be intact does not parse.
+    #[error("damaged file: {}: {cause}", path.display())]
+    DamagedJson {
+        /// The file.
+        path: PathBuf,
+        /// The parse error.
+        cause: serde_json::Error,
+    },
+    /// A run directory with games.kdata but no positions.kdata.
+    #[error(
+        "damaged file: {}: games.kdata is there but positions.kdata is missing; delete \
+         games.kdata to generate the run again",
+        dir.display()
+    )]
+    MissingPositions {
+        /// The run directory.
+        dir: PathBuf,
+    },
+    /// A finished run whose data files do not read back.
+    #[error(
+        "damaged file: {}: the finished run's files are damaged ({cause}); delete games.kdata \
+         and positions.kdata (or salvage them with `kage-data repair`) to generate the run again",
+        dir.display()
+    )]
+    FinishedDamaged {
+        /// The run directory.
+        dir: PathBuf,
+        /// What failed.
+        cause: Box<SelfplayError>,
+    },
+    /// A report that cannot be written as JSON.
+    #[error("JSON: {0}")]
+    Json(serde_json::Error),
+    /// Settings that cannot be written as TOML.
+    #[error("{what} cannot be written as TOML: {cause}")]
+    TomlWrite {
+        /// What was being written.
+        what: &'static str,
+        /// The serialiser's error.
+        cause: toml::ser::Error,
+    },
+    /// A config file that does not parse.
+    #[error("invalid config: bad config TOML: {0}")]
+    TomlRead(toml::de::Error),
+    /// The NNUE network could not be read or loaded.
+    #[error("network: {path}: {cause}")]
+    Net {
+        /// The network as named (a file or `shipped:NAME`).
+        path: String,
+        /// Why it was refused.
+        cause: kage_engine::nnue::NetError,
+    },
+    /// A `shipped:NAME` network this build does not carry.
+    #[error("network: {path}: this build has no such network")]
+    NetNotShipped {
+        /// The network as named.
+        path: String,
+    },
+    /// A network file whose hash is no longer the one recorded.
+    #[error("network: {path}: the file changed since it was recorded (hash {found} != {recorded})")]
+    NetChanged {
+        /// The network file.
+        path: String,
+        /// Its hash now.
+        found: String,
+        /// The hash recorded.
+        recorded: String,
+    },
     /// The run was interrupted before it finished.
     #[error("interrupted")]
     Interrupted,

@@ -81,7 +81,7 @@ pub fn play_game(
     let p = match arena::play(Seats::One(player), &at, &rules(cfg), &mut rng, None)? {
         GameEnd::Done(p) => p,
         GameEnd::Fault { error, .. } => {
-            return Err(SelfplayError::PlayerFault { game: index, reason: error.to_string() });
+            return Err(SelfplayError::PlayerFault { game: index, cause: error });
         }
         GameEnd::Aborted => return Err(SelfplayError::Interrupted),
     };

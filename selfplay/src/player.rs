@@ -33,24 +33,21 @@ pub fn factory_for(
         Some(net) => {
             let bytes = match net.path.strip_prefix(SHIPPED_PREFIX) {
                 Some(name) => kage_engine::nnue::shipped::shipped_bytes(name)
-                    .ok_or_else(|| {
-                        SelfplayError::Net(format!("{}: this build has no such network", net.path))
-                    })?
+                    .ok_or_else(|| SelfplayError::NetNotShipped { path: net.path.clone() })?
                     .to_vec(),
                 None => kage_engine::nnue::read_file(std::path::Path::new(&net.path))
-                    .map_err(|e| SelfplayError::Net(format!("{}: {e}", net.path)))?,
+                    .map_err(|cause| SelfplayError::Net { path: net.path.clone(), cause })?,
             };
             if file_hash(&bytes) != net.hash {
-                return Err(SelfplayError::Net(format!(
-                    "{}: the file changed since the run was configured (hash {} != {})",
-                    net.path,
-                    file_hash(&bytes),
-                    net.hash
-                )));
+                return Err(SelfplayError::NetChanged {
+                    path: net.path.clone(),
+                    found: file_hash(&bytes),
+                    recorded: net.hash.clone(),
+                });
             }
             let v = cfg.variant_def()?;
             Evaluator::load_nnue(&bytes, v)
-                .map_err(|e| SelfplayError::Net(format!("{}: {e}", net.path)))?
+                .map_err(|cause| SelfplayError::Net { path: net.path.clone(), cause })?
         }
     };
     let hash_mb = cfg.hash_mb;

@@ -130,7 +130,7 @@ fn record_config(dir: &Path, cfg: &GenConfig, shard: Shard) -> Result<()> {
     let path = dir.join("run.toml");
     let want = RunFile { shard, config: cfg.clone() };
     let text = toml::to_string(&want)
-        .map_err(|e| SelfplayError::Config(format!("the run file cannot hold this config: {e}")))?;
+        .map_err(|cause| SelfplayError::TomlWrite { what: "the run file's config", cause })?;
     match std::fs::read_to_string(&path) {
         Ok(existing) => {
             let same = toml::from_str::<RunFile>(&existing).is_ok_and(|f| f == want);
@@ -358,18 +358,11 @@ fn finished(
     started: Instant,
 ) -> Result<RunReport> {
     if !dir.join("positions.kdata").exists() {
-        return Err(SelfplayError::Damaged(format!(
-            "{}: games.kdata is there but positions.kdata is missing; delete games.kdata to \
-             generate the run again",
-            dir.display()
-        )));
+        return Err(SelfplayError::MissingPositions { dir: dir.to_path_buf() });
     }
-    report.stats = final_stats(dir).map_err(|e| {
-        SelfplayError::Damaged(format!(
-            "{}: the finished run's files are damaged ({e}); delete games.kdata and \
-             positions.kdata (or salvage them with `kage-data repair`) to generate the run again",
-            dir.display()
-        ))
+    report.stats = final_stats(dir).map_err(|e| SelfplayError::FinishedDamaged {
+        dir: dir.to_path_buf(),
+        cause: Box::new(e),
     })?;
     remove_dir(parts)?;
     report.status = RunStatus::AlreadyComplete;
@@ -452,7 +445,7 @@ fn check_part<R: Record>(path: &Path) -> Result<()> {
     let mut r = Reader::<R>::open(path)?;
     while r.next_chunk()?.is_some() {}
     match r.damage().first() {
-        Some(d) => Err(SelfplayError::Damaged(d.to_string())),
+        Some(d) => Err(SelfplayError::Damaged(d.clone())),
         None => Ok(()),
     }
 }
@@ -467,7 +460,7 @@ fn append_part<R: Record>(
     let mut r = Reader::<R>::open(path)?;
     let n = w.append_from(&mut r, each)?;
     if let Some(d) = r.damage().first() {
-        return Err(SelfplayError::Damaged(d.to_string()));
+        return Err(SelfplayError::Damaged(d.clone()));
     }
     Ok(n)
 }
@@ -508,14 +501,14 @@ pub fn final_stats(dir: &Path) -> Result<GameStats> {
         }
     }
     if let Some(d) = r.damage().first() {
-        return Err(SelfplayError::Damaged(d.to_string()));
+        return Err(SelfplayError::Damaged(d.clone()));
     }
     let mut r = Reader::<PositionRecord>::open(dir.join("positions.kdata"))?;
     while let Some(chunk) = r.next_chunk()? {
         stats.positions += chunk.len() as u64;
     }
     if let Some(d) = r.damage().first() {
-        return Err(SelfplayError::Damaged(d.to_string()));
+        return Err(SelfplayError::Damaged(d.clone()));
     }
     Ok(stats)
 }

@@ -73,9 +73,8 @@ impl Control<'_> {
 /// checks that the file there holds these very settings.
 pub(crate) fn claim(out: &Path, owner: &str, file: &str, settings: &impl Serialize) -> Result<()> {
     crate::guard::claim_run_dir(out, out, owner)?;
-    let text = toml::to_string(settings).map_err(|e| {
-        SelfplayError::Config(format!("the settings cannot be written as TOML: {e}"))
-    })?;
+    let text = toml::to_string(settings)
+        .map_err(|cause| SelfplayError::TomlWrite { what: "the settings", cause })?;
     let path = out.join(file);
     match std::fs::read_to_string(&path) {
         Ok(existing) if existing == text => Ok(()),
@@ -87,9 +86,9 @@ pub(crate) fn claim(out: &Path, owner: &str, file: &str, settings: &impl Seriali
     }
 }
 
-/// A JSON error as a config error.
+/// A JSON error as a self-play error.
 pub(crate) fn json_err(e: serde_json::Error) -> SelfplayError {
-    SelfplayError::Config(format!("JSON: {e}"))
+    SelfplayError::Json(e)
 }
 
 /// Writes `text` to `path` atomically.

@@ -356,8 +356,7 @@ pub fn html(r: &Report) -> String {
 
 /// Writes `report.txt`, `report.json`, `elo.svg` and `report.html` into `out`.
 pub fn write_all(out: &Path, r: &Report) -> Result<()> {
-    let json =
-        serde_json::to_string_pretty(r).map_err(|e| SelfplayError::Config(format!("JSON: {e}")))?;
+    let json = serde_json::to_string_pretty(r).map_err(SelfplayError::Json)?;
     write(&out.join("report.txt"), &text(r))?;
     write(&out.join("report.json"), &(json + "\n"))?;
     write(&out.join("elo.svg"), &chart(r))?;

@@ -142,12 +142,12 @@ impl PairLog {
 
     /// Appends one pair and syncs it to disk.
     pub fn append(&mut self, p: &PairLine) -> Result<(), MatchError> {
-        let mut line = serde_json::to_string(p).map_err(|e| MatchError::Output(e.to_string()))?;
+        let mut line = serde_json::to_string(p).map_err(crate::SelfplayError::Json)?;
         line.push('\n');
         self.file
             .write_all(line.as_bytes())
             .and_then(|_| self.file.sync_data())
-            .map_err(|e| MatchError::Output(format!("{}: {e}", self.path.display())))
+            .map_err(|e| crate::SelfplayError::io(&self.path, "append", e).into())
     }
 }
 

@@ -129,9 +129,9 @@ impl MatchConfig {
     /// variant, the limit, the game count, the adjudication, the ply cap.
     pub fn validated(self) -> Result<Self, runner::MatchError> {
         let bad = |m: String| runner::MatchError::Setup(m);
-        crate::config::check_variant_name(&self.variant).map_err(|e| bad(e.to_string()))?;
+        crate::config::check_variant_name(&self.variant)?;
         self.limit.validate().map_err(bad)?;
-        crate::config::check_games(self.games).map_err(|e| bad(e.to_string()))?;
+        crate::config::check_games(self.games)?;
         self.adjudication.validate().map_err(|e| bad(e.to_string()))?;
         let outside = self.engines.iter().find(|e| matches!(e.kind, EngineKind::Uci(_)));
         if let (Some(e), OpeningSpec::Random { .. }) = (outside, &self.openings)

@@ -36,6 +36,33 @@ pub enum MatchError {
     /// An engine kept failing.
     #[error("{0}")]
     Engine(String),
+    /// An engine that would not start.
+    #[error("engine {name:?}: {cause}")]
+    Start {
+        /// The engine's name.
+        name: String,
+        /// Why it did not start.
+        cause: super::uci::UciError,
+    },
+    /// SPRT bounds out of order.
+    #[error("SPRT needs elo0 < elo1 (got {elo0}, {elo1})")]
+    SprtBounds {
+        /// The lower bound.
+        elo0: f64,
+        /// The upper bound.
+        elo1: f64,
+    },
+    /// An SPRT error rate outside (0, 0.5).
+    #[error("SPRT {name} must be in (0, 0.5) (got {value})")]
+    SprtRate {
+        /// `alpha` or `beta`.
+        name: &'static str,
+        /// The rate given.
+        value: f64,
+    },
+    /// A setting, file or directory refused by the self-play library (its message as is).
+    #[error(transparent)]
+    Selfplay(#[from] crate::SelfplayError),
 }
 
 /// How a match ended.
@@ -121,7 +148,7 @@ fn start_pairing(cfg: &MatchConfig, evals: &[Evaluator; 2]) -> Result<Pairing, M
     let one = |i: usize| {
         let spec = &cfg.engines[i];
         engine::start(spec, &cfg.variant, &evals[i])
-            .map_err(|e| MatchError::Setup(format!("engine {:?}: {e}", spec.name)))
+            .map_err(|cause| MatchError::Start { name: spec.name.clone(), cause })
     };
     Ok([one(0)?, one(1)?])
 }
@@ -227,8 +254,7 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
     let t0 = Instant::now();
     let cfg = &cfg.clone().validated()?;
     let setup = MatchError::Setup;
-    let variant = crate::config::resolve_variant(&cfg.variant, cfg.variant_spec.as_deref())
-        .map_err(|e| setup(e.to_string()))?;
+    let variant = crate::config::resolve_variant(&cfg.variant, cfg.variant_spec.as_deref())?;
     let book = Book::new(cfg.openings.clone(), variant, cfg.seed)?;
     let evals: Vec<Evaluator> = cfg
         .engines
@@ -251,9 +277,8 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
         pairings.push(start_pairing(cfg, &evals)?);
     }
     let out = |m: String| MatchError::Output(m);
-    let dir_err = |e: crate::SelfplayError| MatchError::Output(e.to_string());
-    crate::guard::claim_run_dir(&cfg.out, &cfg.out, crate::guard::MATCH).map_err(dir_err)?;
-    let _lock = crate::run::lock_dir(&cfg.out).map_err(dir_err)?;
+    crate::guard::claim_run_dir(&cfg.out, &cfg.out, crate::guard::MATCH)?;
+    let _lock = crate::run::lock_dir(&cfg.out)?;
     let builds = pairings[0].each_ref().map(|e| e.build());
     let names = [cfg.engines[0].name.as_str(), cfg.engines[1].name.as_str()];
     for note in claim(&cfg.out, &cfg.identity(), &builds, names, cfg.allow_rebuilt)? {

@@ -193,11 +193,11 @@ impl Sprt {
         model: Model,
     ) -> Result<Self, MatchError> {
         if !(elo0.is_finite() && elo1.is_finite() && elo0 < elo1) {
-            return Err(MatchError::Setup(format!("SPRT needs elo0 < elo1 (got {elo0}, {elo1})")));
+            return Err(MatchError::SprtBounds { elo0, elo1 });
         }
         for (n, x) in [("alpha", alpha), ("beta", beta)] {
             if !(x > 0.0 && x < 0.5) {
-                return Err(MatchError::Setup(format!("SPRT {n} must be in (0, 0.5) (got {x})")));
+                return Err(MatchError::SprtRate { name: n, value: x });
             }
         }
         Ok(Sprt { elo0, elo1, alpha, beta, model })

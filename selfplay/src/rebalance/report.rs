@@ -169,7 +169,7 @@ fn attach_audit(s: &Search, cand: usize, level: usize, g: &mut GroupReport) -> R
     let path = s.out.join(s.step_id(&Step::Audit { cand, level })).with_extension("json");
     let Ok(text) = std::fs::read_to_string(&path) else { return Ok(()) };
     let v: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| crate::error::SelfplayError::Damaged(format!("{}: {e}", path.display())))?;
+        .map_err(|cause| crate::error::SelfplayError::DamagedJson { path: path.clone(), cause })?;
     let mut one = crate::balance::Report {
         tool: String::new(),
         files: 0,
@@ -319,8 +319,7 @@ pub fn html(r: &Report) -> String {
 
 /// Writes `report.txt`, `report.json` and `report.html` into `out`.
 pub fn write(out: &Path, r: &Report) -> Result<()> {
-    let json = serde_json::to_string_pretty(r)
-        .map_err(|e| crate::error::SelfplayError::Config(format!("JSON: {e}")))?;
+    let json = serde_json::to_string_pretty(r).map_err(crate::error::SelfplayError::Json)?;
     super::write(&out.join("report.txt"), &text(r))?;
     super::write(&out.join("report.json"), &(json + "\n"))?;
     super::write(&out.join("report.html"), &html(r))

@@ -29,23 +29,24 @@ fn renamed_base(s: &Search, r: &Resolved) -> Result<Option<Vec<u8>>> {
     let Some(base) = &s.settings.base_net else { return Ok(None) };
     let bytes = match base.path.strip_prefix(crate::player::SHIPPED_PREFIX) {
         Some(name) => kage_engine::nnue::shipped::shipped_bytes(name)
-            .ok_or_else(|| SelfplayError::Net(format!("{}: no such network", base.path)))?
+            .ok_or_else(|| SelfplayError::NetNotShipped { path: base.path.clone() })?
             .to_vec(),
         None => kage_engine::nnue::read_file(Path::new(&base.path))
-            .map_err(|e| SelfplayError::Net(format!("{}: {e}", base.path)))?,
+            .map_err(|cause| SelfplayError::Net { path: base.path.clone(), cause })?,
     };
     if file_hash(&bytes) != base.hash {
-        return Err(SelfplayError::Net(format!(
-            "{}: the file changed since the search began",
-            base.path
-        )));
+        return Err(SelfplayError::NetChanged {
+            path: base.path.clone(),
+            found: file_hash(&bytes),
+            recorded: base.hash.clone(),
+        });
     }
-    let net =
-        Network::load(&bytes).map_err(|e| SelfplayError::Net(format!("{}: {e}", base.path)))?;
+    let net = Network::load(&bytes)
+        .map_err(|cause| SelfplayError::Net { path: base.path.clone(), cause })?;
     let mut header = net.header().clone();
     header.variant = r.variant.clone();
     let renamed = Network::from_parts(header, net.weights().clone())
-        .map_err(|e| SelfplayError::Net(e.to_string()))?
+        .map_err(|cause| SelfplayError::Net { path: base.path.clone(), cause })?
         .to_bytes();
     let Some(v) = r.spec.as_ref().ok().and_then(|t| kage_data::variant::from_spec_cached(t).ok())
     else {
@@ -85,7 +86,7 @@ pub fn done(s: &Search, r: &Resolved) -> bool {
 pub fn tuned_net(s: &Search, r: &Resolved) -> Result<NetRef> {
     let path = net_path(s, r);
     let bytes = kage_engine::nnue::read_file(&path)
-        .map_err(|e| SelfplayError::Net(format!("{}: {e}", path.display())))?;
+        .map_err(|cause| SelfplayError::Net { path: path.display().to_string(), cause })?;
     Ok(NetRef { path: path.display().to_string(), hash: file_hash(&bytes) })
 }
 
@@ -117,8 +118,9 @@ pub fn run(s: &Search, r: &Resolved, ctl: &super::Control) -> Result<bool> {
         cmd.args(["--epochs", &epochs.to_string(), "--seed", &cfg.seed.to_string()]);
         if let Some(net) = &cfg.net {
             let bytes = kage_engine::nnue::read_file(Path::new(&net.path))
-                .map_err(|e| SelfplayError::Net(format!("{}: {e}", net.path)))?;
-            let h = Network::load(&bytes).map_err(|e| SelfplayError::Net(e.to_string()))?;
+                .map_err(|cause| SelfplayError::Net { path: net.path.clone(), cause })?;
+            let h = Network::load(&bytes)
+                .map_err(|cause| SelfplayError::Net { path: net.path.clone(), cause })?;
             let h = h.header();
             cmd.arg("--init-net").arg(&net.path);
             cmd.args([
