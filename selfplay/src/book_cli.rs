@@ -32,7 +32,7 @@ pub struct BookArgs {
     pub margin: i32,
     /// How plies are sampled: `multipv` (among the built-in search's MultiPV moves within
     /// --sample-margin of the best) or `uniform` (among all legal moves).
-    #[arg(long, default_value = "multipv")]
+    #[arg(long, default_value = "multipv", hide_possible_values = true)]
     pub sample: OpeningMode,
     /// MultiPV width of the sampling search.
     #[arg(long, default_value_t = 4)]

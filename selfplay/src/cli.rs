@@ -61,7 +61,7 @@ pub struct OpeningArgs {
     pub opening_plies: u32,
     /// How random opening plies are chosen: `multipv` (among the built-in search's MultiPV
     /// moves within --opening-margin of the best) or `uniform` (among all legal moves).
-    #[arg(long, default_value = "multipv")]
+    #[arg(long, default_value = "multipv", hide_possible_values = true)]
     pub opening_mode: OpeningMode,
     /// MultiPV width for multipv openings.
     #[arg(long, default_value_t = 4)]
@@ -100,7 +100,7 @@ pub struct GameArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Who plays: the engine's search, or a 1-ply capture-greedy player (pipeline tests).
-    #[arg(long, default_value = "search")]
+    #[arg(long, default_value = "search", hide_possible_values = true)]
     pub player: PlayerKind,
     /// Transposition table per thread, MiB.
     #[arg(long, default_value_t = 8)]

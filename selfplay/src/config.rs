@@ -25,7 +25,7 @@ pub enum Budget {
 }
 
 /// Who plays the moves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum PlayerKind {
     /// The engine's search with the config's budget.
@@ -34,40 +34,14 @@ pub enum PlayerKind {
     Greedy,
 }
 
-impl std::str::FromStr for PlayerKind {
-    type Err = SelfplayError;
-    fn from_str(s: &str) -> Result<Self, SelfplayError> {
-        match s {
-            "search" => Ok(PlayerKind::Search),
-            "greedy" => Ok(PlayerKind::Greedy),
-            _ => Err(SelfplayError::Config(format!(
-                "unknown player {s:?} (expected search or greedy)"
-            ))),
-        }
-    }
-}
-
 /// How the random opening plies are chosen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum OpeningMode {
     /// Uniformly among all legal moves.
     Uniform,
     /// Uniformly among the MultiPV moves whose score is within `margin` of the best.
     Multipv,
-}
-
-impl std::str::FromStr for OpeningMode {
-    type Err = SelfplayError;
-    fn from_str(s: &str) -> Result<Self, SelfplayError> {
-        match s {
-            "uniform" => Ok(OpeningMode::Uniform),
-            "multipv" => Ok(OpeningMode::Multipv),
-            _ => Err(SelfplayError::Config(format!(
-                "unknown opening mode {s:?} (expected uniform or multipv)"
-            ))),
-        }
-    }
 }
 
 /// Random opening plies.

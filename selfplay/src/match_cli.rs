@@ -82,8 +82,8 @@ pub struct MatchArgs {
     #[arg(long)]
     pub random_openings: bool,
     /// Order of file openings.
-    #[arg(long, default_value = "random")]
-    pub order: String,
+    #[arg(long, default_value = "random", hide_possible_values = true)]
+    pub order: Order,
     #[command(flatten)]
     pub opening: crate::cli::OpeningArgs,
     /// Nodes of the opening search.
@@ -135,14 +135,14 @@ pub struct TestArgs {
     #[arg(long, default_value_t = 0.05)]
     pub beta: f64,
     /// `logistic` or `normalized` Elo.
-    #[arg(long, default_value = "logistic")]
-    pub model: String,
+    #[arg(long, default_value = "logistic", hide_possible_values = true)]
+    pub model: Model,
 }
 
 impl TestArgs {
     fn sprt(&self) -> Result<Sprt> {
-        let model: Model = self.model.parse().map_err(anyhow::Error::msg)?;
-        Sprt::new(self.elo0, self.elo1, self.alpha, self.beta, model).map_err(anyhow::Error::msg)
+        Sprt::new(self.elo0, self.elo1, self.alpha, self.beta, self.model)
+            .map_err(anyhow::Error::msg)
     }
 }
 
@@ -315,7 +315,7 @@ impl MatchArgs {
             _ => bail!("give one limit: --nodes, --depth, --movetime or --tc"),
         };
         let openings = match &self.openings {
-            Some(p) => file_openings(p, self.order.parse().map_err(anyhow::Error::msg)?)?,
+            Some(p) => file_openings(p, self.order)?,
             None => OpeningSpec::Random {
                 openings: Openings {
                     multipv: self.opening.opening_multipv.max(1),

@@ -15,24 +15,13 @@ use crate::config::{OpeningMode, Openings};
 use crate::play::{game_rng, opening_move};
 
 /// In which order file openings are used.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Order {
     /// As in the file (cycling).
     Sequential,
     /// A seeded shuffle of the file (cycling).
     Random,
-}
-
-impl std::str::FromStr for Order {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "sequential" => Ok(Order::Sequential),
-            "random" => Ok(Order::Random),
-            _ => Err(format!("unknown order {s:?} (expected random or sequential)")),
-        }
-    }
 }
 
 /// Where openings come from (what a match's identity records).

@@ -13,24 +13,13 @@ use serde::Serialize;
 pub const NELO_PER_T: f64 = 800.0 / std::f64::consts::LN_10;
 
 /// How Elo bounds are read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Model {
     /// Logistic Elo: bounds on the expected score.
     Logistic,
     /// Normalized Elo: bounds on the t-value (score excess over its standard deviation).
     Normalized,
-}
-
-impl std::str::FromStr for Model {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "logistic" => Ok(Model::Logistic),
-            "normalized" => Ok(Model::Normalized),
-            _ => Err(format!("unknown Elo model {s:?} (expected logistic or normalized)")),
-        }
-    }
 }
 
 impl Model {
