@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use kage_data::Termination;
 use kage_engine::eval::Evaluator;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::MatchConfig;
 use super::engine::{self, EngineKind};
@@ -65,8 +65,8 @@ pub enum MatchError {
     Selfplay(#[from] crate::SelfplayError),
 }
 
-/// How a match ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// How a match ended (`status` of its `summary.json`; the pipeline's gate reads it back).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MatchStatus {
     /// All games played.

@@ -33,19 +33,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-/// How a match ended (`status` of its `summary.json`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MatchStatus {
-    /// All games played.
-    Complete,
-    /// The GSPRT accepted H1.
-    SprtAccepted,
-    /// The GSPRT accepted H0.
-    SprtRejected,
-    /// Stopped from outside; a rerun resumes it.
-    Interrupted,
-}
+/// How a match ended: the match runner's own type, read back from `summary.json`.
+pub use crate::matches::MatchStatus;
 
 /// The Elo figures a decision reads (`elo` of `summary.json`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
