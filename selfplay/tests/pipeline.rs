@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use kage_selfplay::pipeline::gate::{EloFigures, SprtFigures, SprtVerdict};
 use kage_selfplay::pipeline::recipe::{Generations, Matches, Refine};
 use kage_selfplay::pipeline::{
-    Condition, ContentId, GateError, Lineage, LineageInput, MatchStatus, MatchSummary, Plan,
+    Condition, ContentId, GateError, Lineage, LineageFile, MatchStatus, MatchSummary, Plan,
     PlanError, Player, Reason, Recipe, RecipeError, StepConfig, StepKind, decide, plan,
 };
 
@@ -274,13 +274,13 @@ fn the_gate_reads_summary_json_and_writes_loop_reports_words() {
 fn lineage_round_trips() {
     let p = planned(THREE_WITH_POLISH);
     let step = p.named("polish/gate").unwrap();
-    let input = LineageInput {
+    let input = LineageFile {
         role: "candidate".into(),
         path: "polish-train/net.nnue".into(),
         sha256: ContentId::of_bytes(b"net"),
         step: Some(p.named("polish/train").unwrap().id),
     };
-    let outside = LineageInput { step: None, role: "opponent".into(), ..input.clone() };
+    let outside = LineageFile { step: None, role: "opponent".into(), ..input.clone() };
     let lineage = Lineage::of_step(step, "0123abc", vec![input, outside]);
     let dir = tempfile::tempdir().expect("dir");
     let path = Lineage::path_in(dir.path());

@@ -14,11 +14,12 @@ use super::plan::{Step, StepConfig, StepKind};
 /// The `format` of the lineage files this code writes.
 pub const LINEAGE_FORMAT: u32 = 1;
 
-/// One input of a step: a file, by content hash, and the step that made it (none for a
-/// file from outside the plan).
+/// One input or output of a step: a file, by content hash, and the step that made it (none
+/// for a file from outside the plan).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LineageInput {
-    /// What the input is to the step (`data`, `init`, `candidate`, `opponent`, `player`).
+pub struct LineageFile {
+    /// What the file is to the step: an input's role (`data`, `init`, `candidate`,
+    /// `opponent`, `player`, `shard`) or an output's kind (`positions`, `games`, `net`).
     pub role: String,
     /// The file, as the step read it.
     pub path: PathBuf,
@@ -46,7 +47,14 @@ pub struct Lineage {
     pub git_revision: String,
     /// Its inputs.
     #[serde(default)]
-    pub inputs: Vec<LineageInput>,
+    pub inputs: Vec<LineageFile>,
+    /// Its outputs.
+    #[serde(default)]
+    pub outputs: Vec<LineageFile>,
+    /// The whole recipe's text: in the lineage beside an installed net, so that
+    /// `pipeline reproduce` can run it again from nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recipe: Option<String>,
     /// Its full configuration.
     pub config: StepConfig,
 }
@@ -74,7 +82,7 @@ pub enum LineageError {
 
 impl Lineage {
     /// The lineage of `step`, run by binaries of revision `git_revision` on `inputs`.
-    pub fn of_step(step: &Step, git_revision: &str, inputs: Vec<LineageInput>) -> Lineage {
+    pub fn of_step(step: &Step, git_revision: &str, inputs: Vec<LineageFile>) -> Lineage {
         Lineage {
             format: LINEAGE_FORMAT,
             step: step.id,
@@ -83,6 +91,8 @@ impl Lineage {
             seed: step.seed,
             git_revision: git_revision.into(),
             inputs,
+            outputs: Vec::new(),
+            recipe: None,
             config: step.config.clone(),
         }
     }

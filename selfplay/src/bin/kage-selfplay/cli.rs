@@ -46,6 +46,9 @@ pub enum Cmd {
     /// Balance against strength: the first player's score at a ladder of players (node
     /// budgets, nets), each player's Elo measured by matches between adjacent rungs.
     Ladder(crate::ladder_cli::LadderArgs),
+    /// A net recipe (TOML) as a job graph: plan it, run it locally or as Slurm jobs,
+    /// show its status, install its net with a lineage file, reproduce a net from one.
+    Pipeline(crate::pipeline_cli::PipelineArgs),
     /// Elo, interval, LOS and GSPRT LLR of given W/D/L or pentanomial counts.
     Stats(crate::match_cli::StatsArgs),
     /// kage's UCI loop on stdin/stdout (an outside engine for tests and benchmarks).

@@ -6,6 +6,7 @@ mod cli;
 mod interrupt;
 mod ladder_cli;
 mod match_cli;
+mod pipeline_cli;
 mod rebalance_cli;
 
 use std::process::ExitCode;
@@ -46,6 +47,7 @@ fn main() -> ExitCode {
         Cmd::Book(args) => book_cli::run(&args).map(|_| ExitCode::SUCCESS),
         Cmd::Rebalance(args) => rebalance_cli::run(&args),
         Cmd::Ladder(args) => ladder_cli::run(&args),
+        Cmd::Pipeline(args) => pipeline_cli::run(&args),
         Cmd::Stats(args) => match_cli::run_stats(&args).map(|_| ExitCode::SUCCESS),
         Cmd::Uci => run_uci().map(|_| ExitCode::SUCCESS),
     };
