@@ -52,13 +52,11 @@ for v in $VARIANTS; do
     --engine builtin "params=$OUT/$v.toml" name=tuned --engine builtin eval=hce name=builtin \
     --out "$OUT/match-$v"
   if [ "$INSTALL" = 1 ]; then
-    lower=$(python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['elo']; print(e['elo']-e['elo95'])" \
-      "$OUT/match-$v/summary.json")
-    if python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > 0 else 1)" "$lower"; then
+    if verdict=$("$BIN/kage-selfplay" pipeline gate "$OUT/match-$v"); then
       cp "$OUT/$v.toml" "engine/src/eval/params/$v.toml"
-      echo "   installed engine/src/eval/params/$v.toml (Elo lower bound $lower)"
+      echo "   installed engine/src/eval/params/$v.toml ($verdict)"
     else
-      echo "   not installed: the match does not show a gain (Elo lower bound $lower)"
+      echo "   not installed: $verdict"
     fi
   fi
 done

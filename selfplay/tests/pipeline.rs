@@ -203,8 +203,8 @@ fn a_start_net_is_an_input_by_content_hash() {
 }
 
 #[test]
-fn the_example_recipe_is_minishogi_env() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/recipes/minishogi.toml");
+fn the_minishogi_recipe_is_the_bash_loops_settings() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/recipes/minishogi.toml");
     let r = Recipe::load(&path).expect("example recipe");
     assert_eq!((r.variant.as_str(), r.seed), ("minishogi", 1));
     assert_eq!(r.generations, Generations::default());
@@ -221,6 +221,23 @@ fn the_example_recipe_is_minishogi_env() {
     assert_eq!(p.steps.len(), 3 * 3 + 1 + 3);
     let StepConfig::Match(m) = &p.named("refine-1/gate").unwrap().config else { panic!() };
     assert_eq!((m.games, m.sprt), (200, None));
+}
+
+#[test]
+fn every_recipe_in_scripts_plans() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/recipes");
+    let mut seen = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("scripts/recipes") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let r = Recipe::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let p = plan(&r, &BTreeMap::new()).expect("plan");
+            assert!(p.step(p.result).is_some(), "{}", path.display());
+            seen.push(path.file_stem().unwrap().to_string_lossy().into_owned());
+        }
+    }
+    seen.sort();
+    assert_eq!(seen, ["gorogoroplus", "minishogi", "shinobi", "shinobiplus", "tiny"]);
 }
 
 fn summary(elo: Option<(f64, f64)>, sprt: Option<SprtVerdict>) -> MatchSummary {

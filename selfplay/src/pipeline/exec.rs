@@ -110,6 +110,14 @@ pub enum PipelineError {
     /// The result is not a net of this run.
     #[error("the recipe's result is {0}, not a net it trained: nothing to install")]
     NoNet(String),
+    /// The anchor match does not show the result above generation 0.
+    #[error("not installed: {anchor} does not show the net above generation 0 ({reason})")]
+    NotAboveStart {
+        /// The anchor step.
+        anchor: String,
+        /// The gate rule's reason.
+        reason: String,
+    },
     /// A reproduction made other bytes.
     #[error("reproduced net {got} differs from the lineage's {want}")]
     Differs {
@@ -475,7 +483,10 @@ impl Run {
                 self.plan.named(name).ok_or_else(|| PipelineError::NoStep(name.into()))?
             }
             None => match self.result()? {
-                Resolved::Net(train) => self.plan.step(train).expect("a resolved net is a step"),
+                Resolved::Net(train) => {
+                    self.anchor_check(train)?;
+                    self.plan.step(train).expect("a resolved net is a step")
+                }
                 other => return Err(PipelineError::NoNet(self.layout().label(&other))),
             },
         };
@@ -493,6 +504,31 @@ impl Run {
         let beside = Lineage::path_beside(to);
         lineage.write(&beside)?;
         Ok((beside, ContentId::of_bytes(&bytes)))
+    }
+}
+
+impl Run {
+    /// The last anchor match that measured the net of `train` against generation 0, if one
+    /// ran, must accept it by the gate rule ([`decide`]), as `make_net.sh` installed.
+    fn anchor_check(&self, train: ContentId) -> Result<()> {
+        let state = self.state()?;
+        let net = Resolved::Net(train);
+        let anchor = self.plan.steps.iter().rev().find(|s| {
+            let StepConfig::Match(m) = &s.config else { return false };
+            m.role == MatchRole::Anchor
+                && matches!(state.outcome(s.id), Some(Outcome::Done { .. }))
+                && state.resolve(&m.candidate).is_ok_and(|c| c == net)
+        });
+        let Some(anchor) = anchor else { return Ok(()) };
+        let dir = self.root.join(self.layout().match_dir(anchor));
+        let d = decide(&MatchSummary::read(&dir)?)?;
+        match d.accepted {
+            true => Ok(()),
+            false => Err(PipelineError::NotAboveStart {
+                anchor: anchor.name.clone(),
+                reason: d.reason.to_string(),
+            }),
+        }
     }
 }
 

@@ -2,7 +2,8 @@
 //! parameters) is kept. Gate, polish, refinement, HCE tuning and installation all decide
 //! with [`decide`].
 //!
-//! The rule is the bash scripts' own. `scripts/loop_report.py gate` (the loop's gate and
+//! The rule is the one of the bash scripts this pipeline replaced (removed 2026-12-02), which
+//! wrote it twice. `scripts/loop_report.py gate` (the loop's gate and
 //! the polish gate, matches with `--sprt`):
 //!
 //! ```text

@@ -22,8 +22,7 @@
 //! * [`exec`](crate::pipeline::exec): [`Run`](crate::pipeline::Run), the executor;
 //!   [`slurm`](crate::pipeline::slurm): the same steps as Slurm batch jobs.
 //!
-//! An example recipe, the equivalent of `scripts/recipes/minishogi.env`:
-//! `selfplay/examples/recipes/minishogi.toml`.
+//! The recipes: `scripts/recipes/*.toml` (one per variant's net, and `tiny.toml`).
 
 pub mod command;
 pub mod exec;

@@ -2,8 +2,8 @@
 //! step comes after its predecessors. Pure: it reads no file and runs nothing (the hashes of
 //! files from outside the plan, such as a starting net, are given to it).
 //!
-//! The graph is the one `scripts/loop.sh`, `scripts/slurm_loop.sh`, `scripts/make_net.sh`
-//! and `scripts/refine_net.sh` run, per stage:
+//! The graph is the one the bash loop this pipeline replaced ran (`loop.sh`, `slurm_loop.sh`,
+//! `make_net.sh` and `refine_net.sh`, removed 2026-12-02), per stage:
 //!
 //! * generation G (1..=count): `gen-G/selfplay` by the best player after generation G-1
 //!   (`gen-G/merge` after it when `shards > 1`), `gen-G/train` on the positions of

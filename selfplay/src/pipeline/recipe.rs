@@ -2,8 +2,8 @@
 //! optional polish, an optional refinement) and the match settings they share.
 //!
 //! [`RecipeFile`] is the file as written; every default is written once, in the `Default`
-//! impls of this module (they are the defaults of `scripts/loop_lib.sh`'s `loop_defaults`
-//! and `scripts/refine_net.sh`). [`Recipe::from_toml`] parses and validates a file into a
+//! impls of this module (they are the defaults of the bash loop this pipeline replaced, its
+//! `loop_defaults` and `refine_net.sh`). [`Recipe::from_toml`] parses and validates a file into a
 //! [`Recipe`], or names the bad field in a [`RecipeError`].
 //!
 //! Seeds are not settings of the stages: the one `seed` of the recipe enters the self-play
@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-/// A recipe as written in its TOML file (see `selfplay/examples/recipes/minishogi.toml`).
+/// A recipe as written in its TOML file (see `scripts/recipes/minishogi.toml`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RecipeFile {
@@ -158,7 +158,7 @@ pub struct Polish {
     pub init: PolishInit,
 }
 
-/// The refinement stage (`scripts/refine_net.sh`): rounds of self-play by the best net, a
+/// The refinement stage (the bash loop's `refine_net.sh`): rounds of self-play by the best net, a
 /// net trained from it on every earlier position, and a match at fixed time per move.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]

@@ -7,7 +7,8 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use kage_selfplay::pipeline::slurm::{self, SlurmOptions};
 use kage_selfplay::pipeline::{
-    Action, Options, Outcome, Plan, Recipe, Run, StepResult, plan, recipe::Start, reproduce,
+    Action, MatchSummary, Options, Outcome, Plan, Recipe, Run, StepResult, decide, plan,
+    recipe::Start, reproduce,
 };
 
 #[derive(Args)]
@@ -102,6 +103,13 @@ pub enum PipelineCmd {
         #[arg(long)]
         step: Option<String>,
     },
+    /// The gate decision on a match directory (the one rule of gates, polish, refinement,
+    /// HCE tuning and installation): prints `accepted<TAB>why` or `rejected<TAB>why`; exit
+    /// status 0 when accepted, 1 when rejected.
+    Gate {
+        /// A `kage-selfplay match` directory.
+        dir: PathBuf,
+    },
     /// Runs an installed net's recipe again from nothing and checks the net has the same hash.
     Reproduce {
         /// The lineage beside the net (`engine/nets/minishogi.lineage.toml`).
@@ -188,6 +196,11 @@ pub fn run(args: &PipelineArgs) -> Result<ExitCode> {
             let (lineage, hash) = Run::open(out)?.install(to, step.as_deref())?;
             println!("installed {} (sha256 {hash}); lineage {}", to.display(), lineage.display());
             Ok(ExitCode::SUCCESS)
+        }
+        PipelineCmd::Gate { dir } => {
+            let d = decide(&MatchSummary::read(dir)?)?;
+            println!("{}", d.gate_line());
+            Ok(if d.accepted { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
         PipelineCmd::Reproduce { lineage, out, exec } => {
             let hash = reproduce(lineage, out, &options(exec)?)?;

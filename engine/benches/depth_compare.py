@@ -7,7 +7,7 @@ process per search, and prints nodes and time (the engines' own `info ... time` 
 completed depth) with totals per variant. The other engine is optional and is not part of this repository: pass its path and,
 for Fairy-Stockfish, the variants.ini that defines Shinobi+ and Gorogoro+.
 
-    python3 scripts/depth_compare.py --kage target/release/kage \
+    python3 engine/benches/depth_compare.py --kage target/release/kage \
         --other /path/to/stockfish --variant-path variants.ini --depth 12
 """
 import argparse

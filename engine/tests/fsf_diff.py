@@ -3,8 +3,8 @@
 at every ply: the sorted legal moves, the FEN, and the verdict once the game ends.
 
     pip install pyffish==0.0.90
-    python3 scripts/fsf_diff.py --kage target/release/kage --variant all --games 200
-    python3 scripts/fsf_diff.py --kage target/release/kage --ini variants.ini \
+    python3 engine/tests/fsf_diff.py --kage target/release/kage --variant all --games 200
+    python3 engine/tests/fsf_diff.py --kage target/release/kage --ini variants.ini \
         --variant shinobimirror,judkins --games 20
 
 With --ini, kage reads the variants from that Fairy-Stockfish file (`kage --variant-file FILE

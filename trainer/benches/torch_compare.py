@@ -6,7 +6,7 @@ indices and offsets for both perspectives, clipped ReLU, head (2H -> K -> 1), lo
 mean((sigmoid(out) - target)^2), Adam. Synthetic data of the same shape as
 `kage-train bench` (2304 features, 24..40 active per perspective).
 
-Usage: python3 scripts/torch_compare.py [--ft-size 128] [--head-size 32] [--batch-size 4096]
+Usage: python3 trainer/benches/torch_compare.py [--ft-size 128] [--head-size 32] [--batch-size 4096]
        [--batches 30] [--features 2304] [--threads 2]
 """
 
