@@ -19,6 +19,12 @@ fail() { echo "pipeline_check: FAILED: $*" >&2; exit 1; }
 "$k" pipeline status local1 | diff local.txt - || fail "1 thread and 2 threads differ"
 cat local.txt
 
+# A user variant (a rule change read from its spec file) through self-play, training and a match.
+(cd "$here/.." && "$k" pipeline run scripts/recipes/tiny-user.toml --out "$work/user" --threads 2 --quiet) \
+  >user.log 2>&1 || { tail -5 user.log; fail "user-variant recipe"; }
+"$k" pipeline status user | grep -q '^gen-1/gate	\(accepted\|rejected\)' || fail "user-variant gate"
+grep -q '"variant": "shinobiplus-rank4"' user/steps/gen-1-gate-*/match/summary.json || fail "user-variant match"
+
 # 2. Reproduce: install the last generation's net with its lineage, rebuild it from nothing.
 "$k" pipeline install local --step gen-2/train --to net/tiny.nnue
 "$k" pipeline reproduce net/tiny.lineage.toml --out again --quiet >again.log 2>&1 ||

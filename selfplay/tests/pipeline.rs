@@ -231,13 +231,32 @@ fn every_recipe_in_scripts_plans() {
         let path = entry.expect("entry").path();
         if path.extension().is_some_and(|e| e == "toml") {
             let r = Recipe::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            let p = plan(&r, &BTreeMap::new()).expect("plan");
+            // The files a recipe names are read relative to the repository's root.
+            let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+            let files = kage_selfplay::pipeline::exec::input_paths(&r)
+                .into_iter()
+                .map(|f| {
+                    (f.clone(), ContentId::of_bytes(&std::fs::read(root.join(f)).expect("input")))
+                })
+                .collect();
+            let p = plan(&r, &files).expect("plan");
             assert!(p.step(p.result).is_some(), "{}", path.display());
+            if let Some(f) = &r.variant_file {
+                // A user variant's rules are part of every self-play, train and match step.
+                let rules = files[f];
+                assert!(p.steps.iter().all(|s| match &s.config {
+                    StepConfig::Selfplay(x) => x.rules == Some(rules),
+                    StepConfig::Train(x) => x.rules == Some(rules),
+                    StepConfig::Match(x) => x.rules == Some(rules),
+                    StepConfig::Merge(_) => true,
+                }));
+                assert_eq!(p.files.get(&rules), Some(f));
+            }
             seen.push(path.file_stem().unwrap().to_string_lossy().into_owned());
         }
     }
     seen.sort();
-    assert_eq!(seen, ["gorogoroplus", "minishogi", "shinobi", "shinobiplus", "tiny"]);
+    assert_eq!(seen, ["gorogoroplus", "minishogi", "shinobi", "shinobiplus", "tiny", "tiny-user"]);
 }
 
 fn summary(elo: Option<(f64, f64)>, sprt: Option<SprtVerdict>) -> MatchSummary {

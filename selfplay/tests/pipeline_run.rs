@@ -162,6 +162,28 @@ fn commands_name_the_resolved_players_and_the_step_seed() {
 }
 
 #[test]
+fn a_user_variant_runs_with_its_file_copied_into_the_run() {
+    let text = "variant = \"mine\"\nvariant_file = \"rules/mine.ini\"\n";
+    let r = Recipe::from_toml(text).expect("recipe");
+    let hash = kage_selfplay::pipeline::ContentId::of_bytes(b"rules");
+    let p = plan(&r, &BTreeMap::from([("rules/mine.ini".into(), hash)])).expect("plan");
+    let l = Layout::new(&p);
+    let step = p.named("gen-1/selfplay").unwrap();
+    let StepConfig::Selfplay(sp) = &step.config else { unreachable!() };
+    let inv = command::selfplay(&l, step, sp, &Resolved::Hce, 1, None);
+    assert_eq!(arg_after(&inv.args, "--variant"), "mine");
+    assert_eq!(arg_after(&inv.args, "--variant-file"), format!("inputs/{hash}.ini"));
+    // Without the file's hash the recipe cannot be planned; a built-in recipe names no file.
+    assert!(plan(&r, &BTreeMap::new()).is_err());
+    let builtin = planned("variant = \"minishogi\"\n");
+    let s = builtin.named("gen-1/selfplay").unwrap();
+    let StepConfig::Selfplay(sp) = &s.config else { unreachable!() };
+    let inv = command::selfplay(&Layout::new(&builtin), s, sp, &Resolved::Hce, 1, None);
+    assert!(!inv.args.iter().any(|a| a == "--variant-file"));
+    assert!(Recipe::from_toml("variant = \"mine\"\n").is_err(), "not built in, no file");
+}
+
+#[test]
 fn slurm_jobs_follow_the_graph_and_leave_out_finished_steps() {
     let dir = tempfile::tempdir().expect("dir");
     let text = "variant = \"minishogi\"\n[generations]\ncount = 2\nshards = 3\n";

@@ -56,7 +56,8 @@ pub fn selfplay(
     threads: usize,
     shard: Option<u32>,
 ) -> Invocation {
-    let mut args = strings(&["generate", "--variant", &sp.variant]);
+    let mut args = strings(&["generate"]);
+    args.extend(layout.variant_args(&sp.variant, sp.rules));
     args.extend(strings(&["--games", &sp.games.to_string(), "--nodes", &sp.nodes.to_string()]));
     args.extend(strings(&["--seed", &step.seed.to_string(), "--threads", &threads.to_string()]));
     args.extend(strings(&["--out", &s(&layout.selfplay_out(step)), "--quiet"]));
@@ -133,7 +134,9 @@ pub fn matches(
     opponent: &Resolved,
     threads: usize,
 ) -> Invocation {
-    let mut args = strings(&["match", "--variant", &m.variant, "--engine"]);
+    let mut args = strings(&["match"]);
+    args.extend(layout.variant_args(&m.variant, m.rules));
+    args.push("--engine".into());
     args.extend(engine(layout, candidate));
     args.push("--engine".into());
     args.extend(engine(layout, opponent));

@@ -180,11 +180,22 @@ impl Run {
         }
         io(root, std::fs::create_dir_all(root.join("inputs")))?;
         let mut inputs = InputsFile::default();
-        if let Start::Net(path) = &recipe.start {
+        for path in input_paths(&recipe) {
             let bytes = io(path, std::fs::read(path))?;
             let hash = ContentId::of_bytes(&bytes);
-            write(&root.join(input_file(hash)), &bytes)?;
+            write(&root.join(input_file(hash, path)), &bytes)?;
             inputs.files.insert(path.clone(), hash);
+        }
+        if let Some(path) = &recipe.variant_file {
+            let v =
+                kage_engine::Variant::from_user_file(path, Some(&recipe.variant)).map_err(|e| {
+                    PipelineError::Format { path: path.clone(), message: e.to_string() }
+                })?;
+            if v.name != recipe.variant {
+                let message =
+                    format!("defines {:?}, the recipe names {:?}", v.name, recipe.variant);
+                return Err(PipelineError::Format { path: path.clone(), message });
+            }
         }
         let toml = toml::to_string(&inputs).expect("inputs serialize");
         write(&root.join(INPUTS_FILE), toml.as_bytes())?;
@@ -550,6 +561,24 @@ pub fn reproduce(lineage: &Path, out: &Path, opts: &Options) -> Result<ContentId
         return Err(PipelineError::Differs { got, want: want.sha256 });
     }
     Ok(got)
+}
+
+/// The files a recipe names: its start net and its user variant's file.
+pub fn input_paths(recipe: &Recipe) -> Vec<&PathBuf> {
+    let net = match &recipe.start {
+        Start::Net(p) => Some(p),
+        Start::Hce => None,
+    };
+    net.into_iter().chain(recipe.variant_file.as_ref()).collect()
+}
+
+/// The content hash of each file a recipe names, read relative to the current directory.
+pub fn input_hashes(recipe: &Recipe) -> Result<BTreeMap<PathBuf, ContentId>> {
+    let mut out = BTreeMap::new();
+    for p in input_paths(recipe) {
+        out.insert(p.clone(), hash_file(p)?);
+    }
+    Ok(out)
 }
 
 /// Writes a file atomically, creating its directory.

@@ -5,7 +5,7 @@
 //! ```text
 //! recipe.toml                 the recipe, as given (a second recipe in the root is refused)
 //! inputs.toml                 content hash of each file the recipe names
-//! inputs/<sha256>.nnue        those files, copied in
+//! inputs/<sha256>.<ext>       those files, copied in (a start net, a user variant's rules)
 //! steps/<name>-<id12>/        one directory per step (Step::dir_name)
 //!     selfplay/<variant>/     a self-play step's `generate` run (positions.kdata, games.kdata)
 //!     positions.kdata         a merge step's output (and games.kdata)
@@ -96,7 +96,7 @@ impl<'a> Layout<'a> {
     pub fn net(&self, player: &Resolved) -> Option<PathBuf> {
         match player {
             Resolved::Hce => None,
-            Resolved::File(h) => Some(input_file(*h)),
+            Resolved::File(h) => Some(self.input(*h)),
             Resolved::Net(t) => Some(self.dir_of(*t).join("train").join("net.nnue")),
         }
     }
@@ -115,15 +115,36 @@ impl<'a> Layout<'a> {
         }
     }
 
+    /// The copy in the root of the plan's outside file `hash`.
+    pub fn input(&self, hash: ContentId) -> PathBuf {
+        let original = self.plan.files.get(&hash).map(PathBuf::as_path);
+        input_file(hash, original.unwrap_or(Path::new("")))
+    }
+
+    /// The `--variant` (and `--variant-file`) options of a step of the variant `variant`
+    /// with the user variant `rules`, if any.
+    pub fn variant_args(&self, variant: &str, rules: Option<ContentId>) -> Vec<String> {
+        let mut args = vec!["--variant".to_string(), variant.to_string()];
+        if let Some(h) = rules {
+            args.extend(["--variant-file".to_string(), self.input(h).display().to_string()]);
+        }
+        args
+    }
+
     /// The outcome file of a step.
     pub fn outcome_file(&self, step: &Step) -> PathBuf {
         self.step_dir(step).join("outcome.toml")
     }
 }
 
-/// A file from outside the plan, copied into the root.
-pub fn input_file(hash: ContentId) -> PathBuf {
-    Path::new("inputs").join(format!("{hash}.nnue"))
+/// A file from outside the plan, copied into the root: `inputs/<sha256>` with the extension
+/// of the file it was (`original`), which tools read to tell formats apart.
+pub fn input_file(hash: ContentId, original: &Path) -> PathBuf {
+    let name = match original.extension() {
+        Some(ext) => format!("{hash}.{}", ext.to_string_lossy()),
+        None => hash.to_string(),
+    };
+    Path::new("inputs").join(name)
 }
 
 /// `outcome.toml`.

@@ -59,6 +59,10 @@ impl Player {
 pub struct SelfplayStep {
     /// The variant.
     pub variant: String,
+    /// A user variant's rules: its file's content hash ([`Plan::files`] has its path); absent
+    /// for a built-in variant (and then not hashed into the id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<ContentId>,
     /// Games in all.
     pub games: u64,
     /// Nodes per move.
@@ -87,6 +91,10 @@ pub struct MergeStep {
 pub struct TrainStep {
     /// The variant.
     pub variant: String,
+    /// A user variant's rules: its file's content hash ([`Plan::files`] has its path); absent
+    /// for a built-in variant (and then not hashed into the id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<ContentId>,
     /// The steps whose positions are read (self-play or merge), in order.
     pub data: Vec<ContentId>,
     /// The net training starts from (`--init-net`); [`Player::Hce`]: from scratch.
@@ -135,6 +143,10 @@ pub struct MatchStep {
     pub role: MatchRole,
     /// The variant.
     pub variant: String,
+    /// A user variant's rules: its file's content hash ([`Plan::files`] has its path); absent
+    /// for a built-in variant (and then not hashed into the id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<ContentId>,
     /// The first engine.
     pub candidate: Player,
     /// The second engine.
@@ -346,7 +358,12 @@ impl Plan {
 /// The job graph of `recipe`; `files` gives the content hash of each file the recipe names
 /// (the starting net).
 pub fn plan(recipe: &Recipe, files: &BTreeMap<PathBuf, ContentId>) -> Result<Plan, PlanError> {
-    let mut b = Builder { recipe, steps: Vec::new(), files: BTreeMap::new() };
+    let mut b = Builder { recipe, steps: Vec::new(), files: BTreeMap::new(), rules: None };
+    if let Some(path) = &recipe.variant_file {
+        let hash = *files.get(path).ok_or_else(|| PlanError::MissingHash(path.clone()))?;
+        b.files.insert(hash, path.clone());
+        b.rules = Some(hash);
+    }
     let start = match &recipe.start {
         Start::Hce => Player::Hce,
         Start::Net(path) => {
@@ -374,6 +391,8 @@ struct Builder<'a> {
     recipe: &'a Recipe,
     steps: Vec<Step>,
     files: BTreeMap<ContentId, PathBuf>,
+    /// The user variant's file hash, if any.
+    rules: Option<ContentId>,
 }
 
 impl Builder<'_> {
@@ -410,6 +429,7 @@ impl Builder<'_> {
         let shards = r.generations.shards;
         let config = StepConfig::Selfplay(SelfplayStep {
             variant: r.variant.clone(),
+            rules: self.rules,
             games,
             nodes,
             shards,
@@ -438,6 +458,7 @@ impl Builder<'_> {
         let (epochs, lambda, args) = settings;
         let config = StepConfig::Train(TrainStep {
             variant: self.recipe.variant.clone(),
+            rules: self.rules,
             data,
             init,
             epochs,
@@ -462,6 +483,7 @@ impl Builder<'_> {
         let config = StepConfig::Match(MatchStep {
             role,
             variant: self.recipe.variant.clone(),
+            rules: self.rules,
             candidate,
             opponent,
             games: m.games,
@@ -592,6 +614,7 @@ impl Builder<'_> {
             let config = StepConfig::Match(MatchStep {
                 role: MatchRole::Gate,
                 variant: self.recipe.variant.clone(),
+                rules: self.rules,
                 candidate: Player::Net(train),
                 opponent: best,
                 games: f.match_games,

@@ -19,8 +19,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RecipeFile {
-    /// The variant (a built-in variant's name).
+    /// The variant: a built-in variant's name, or the name of the user variant that
+    /// `variant_file` defines.
     pub variant: String,
+    /// A user variant's file (a kage spec or an FSF `variants.ini`), read relative to the
+    /// directory the pipeline is started in; absent: `variant` is built in.
+    #[serde(default)]
+    pub variant_file: Option<PathBuf>,
     /// The root seed: part of every self-play step's configuration.
     #[serde(default = "default_seed")]
     pub seed: u64,
@@ -204,6 +209,8 @@ impl Default for Refine {
 pub struct Recipe {
     /// The variant.
     pub variant: String,
+    /// The user variant's file, if the variant is not built in.
+    pub variant_file: Option<PathBuf>,
     /// The root seed.
     pub seed: u64,
     /// Generation 0.
@@ -257,6 +264,7 @@ const OWNED_OPTIONS: &[&str] = &[
     "--seed",
     "--out",
     "--variant",
+    "--variant-file",
     "--threads",
     "--resume",
     "--games",
@@ -293,11 +301,17 @@ impl Recipe {
 
     /// Checks every field of `file` and resolves the defaults that depend on other fields.
     pub fn validate(file: RecipeFile) -> Result<Recipe, RecipeError> {
-        if kage_engine::Variant::by_name(&file.variant).is_err() {
-            return Err(invalid(
-                "variant",
-                format!("{:?} is not a built-in variant", file.variant),
-            ));
+        match &file.variant_file {
+            None if kage_engine::Variant::by_name(&file.variant).is_err() => {
+                let why =
+                    format!("{:?} is not a built-in variant (and no variant_file)", file.variant);
+                return Err(invalid("variant", why));
+            }
+            Some(p) if p.as_os_str().is_empty() => {
+                return Err(invalid("variant_file", "an empty path".into()));
+            }
+            _ if file.variant.is_empty() => return Err(invalid("variant", "empty".into())),
+            _ => {}
         }
         if let Start::Net(p) = &file.start
             && p.as_os_str().is_empty()
@@ -312,6 +326,7 @@ impl Recipe {
         }
         Ok(Recipe {
             variant: file.variant,
+            variant_file: file.variant_file,
             seed: file.seed,
             start: file.start,
             generations: file.generations,

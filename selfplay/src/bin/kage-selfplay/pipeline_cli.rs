@@ -7,8 +7,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use kage_selfplay::pipeline::slurm::{self, SlurmOptions};
 use kage_selfplay::pipeline::{
-    Action, MatchSummary, Options, Outcome, Plan, Recipe, Run, StepResult, decide, plan,
-    recipe::Start, reproduce,
+    Action, MatchSummary, Options, Outcome, Plan, Recipe, Run, StepResult, decide, plan, reproduce,
 };
 
 #[derive(Args)]
@@ -216,12 +215,8 @@ fn finished(run: &Run, step: &kage_selfplay::pipeline::Step) -> bool {
 
 fn print_plan(recipe: &Path) -> Result<ExitCode> {
     let r = Recipe::load(recipe)?;
-    // The start net's hash, from the file as `run` would read it.
-    let mut files = std::collections::BTreeMap::new();
-    if let Start::Net(p) = &r.start {
-        let bytes = std::fs::read(p).with_context(|| format!("reading {}", p.display()))?;
-        files.insert(p.clone(), kage_selfplay::pipeline::ContentId::of_bytes(&bytes));
-    }
+    // The hashes of the files it names, read as `run` reads them.
+    let files = kage_selfplay::pipeline::exec::input_hashes(&r)?;
     let p: Plan = plan(&r, &files)?;
     for s in &p.steps {
         let preds: Vec<&str> =
