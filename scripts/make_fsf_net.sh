@@ -7,6 +7,7 @@
 #   scripts/make_fsf_net.sh minishogi            # runs/fsf-net/minishogi/train/minishogi-<sha12>.nnue
 #   ARCH=fsf scripts/make_net.sh minishogi       # the same
 #   FSF=/path/to/stockfish scripts/make_fsf_net.sh minishogi   # ... and check FSF loads it
+#   FSF=... FSF_VARIANTS=/path/to/variants.ini scripts/make_fsf_net.sh gorogoroplus
 #
 # 1. self-play: FSF_GAMES games at FSF_NODES nodes per move (FSF_JITTER % node jitter) by the
 #    variant's shipped net, into OUT/V/selfplay/V/positions.kdata (kage-selfplay resumes a run);
@@ -52,8 +53,9 @@ file=$(net)
 log "net $file ($(stat -c %s "$file") bytes)"
 
 if [[ -n ${FSF:-} ]]; then
-  said=$(printf 'uci\nsetoption name UCI_Variant value %s\nsetoption name EvalFile value %s\nisready\ngo depth 1\nquit\n' \
-    "$variant" "$(realpath "$file")" | "$FSF" 2>&1 | grep -m1 'NNUE evaluation using' || true)
+  vpath=${FSF_VARIANTS:+setoption name VariantPath value $FSF_VARIANTS}
+  said=$(printf 'uci\n%s\nsetoption name UCI_Variant value %s\nsetoption name EvalFile value %s\nisready\ngo depth 1\nquit\n' \
+    "$vpath" "$variant" "$(realpath "$file")" | "$FSF" 2>&1 | grep -m1 'NNUE evaluation using' || true)
   [[ $said == *enabled* ]] || { echo "make_fsf_net: FSF did not load $file: ${said:-no word}" >&2; exit 1; }
   log "FSF: $said"
 fi
