@@ -232,7 +232,8 @@ pub fn chart(r: &Report) -> String {
     let step = nice_step(hi - lo);
     let mut t = (lo / step).ceil() * step;
     while t <= hi {
-        x_tick(&mut s, frame, x(t), &format!("{t:.0}"));
+        // `+ 0.0` turns a -0.0 tick (rounded up from a negative start) into 0.
+        x_tick(&mut s, frame, x(t), &format!("{:.0}", t + 0.0));
         t += step;
     }
     let axis = "Elo (matches between adjacent rungs, first rung = 0)";
