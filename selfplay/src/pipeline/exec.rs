@@ -17,7 +17,7 @@ use super::command::{self, Invocation};
 use super::gate::{GateError, MatchSummary, decide};
 use super::id::ContentId;
 use super::layout::{INPUTS_FILE, InputsFile, Layout, OutcomeFile, RECIPE_FILE, input_file};
-use super::lineage::{Lineage, LineageError, LineageFile};
+use super::lineage::{FileError, Lineage, LineageFile};
 use super::plan::{MatchRole, Plan, PlanError, Step, StepConfig, plan};
 use super::recipe::{Recipe, RecipeError, Start};
 use super::state::{Action, Outcome, Resolved, RunState, StateError};
@@ -36,31 +36,15 @@ pub struct Options {
 /// Why a pipeline command failed.
 #[derive(Debug, thiserror::Error)]
 pub enum PipelineError {
-    /// A file could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
-    },
-    /// A file of the run is not what this build writes.
-    #[error("{path}: {message}")]
-    Format {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        message: String,
-    },
+    /// A file could not be read or written, or is not what this build writes.
+    #[error(transparent)]
+    File(#[from] FileError),
     /// The recipe is invalid.
     #[error(transparent)]
     Recipe(#[from] RecipeError),
     /// The recipe could not be planned.
     #[error(transparent)]
     Plan(#[from] PlanError),
-    /// A lineage file.
-    #[error(transparent)]
-    Lineage(#[from] LineageError),
     /// A gate match gave no decision.
     #[error(transparent)]
     Gate(#[from] GateError),
@@ -130,8 +114,13 @@ pub enum PipelineError {
 
 type Result<T> = std::result::Result<T, PipelineError>;
 
+/// A file that is not what this build writes.
+fn bad_file(path: impl Into<PathBuf>, message: impl Into<String>) -> PipelineError {
+    PipelineError::File(FileError::Format { path: path.into(), message: message.into() })
+}
+
 fn io<T>(path: &Path, r: std::io::Result<T>) -> Result<T> {
-    r.map_err(|source| PipelineError::Io { path: path.into(), source })
+    r.map_err(|source| PipelineError::File(FileError::Io { path: path.into(), source }))
 }
 
 /// SHA-256 of a file, read in blocks.
@@ -187,14 +176,12 @@ impl Run {
             inputs.files.insert(path.clone(), hash);
         }
         if let Some(path) = &recipe.variant_file {
-            let v =
-                kage_engine::Variant::from_user_file(path, Some(&recipe.variant)).map_err(|e| {
-                    PipelineError::Format { path: path.clone(), message: e.to_string() }
-                })?;
+            let v = kage_engine::Variant::from_user_file(path, Some(&recipe.variant))
+                .map_err(|e| bad_file(path.clone(), e.to_string()))?;
             if v.name != recipe.variant {
                 let message =
                     format!("defines {:?}, the recipe names {:?}", v.name, recipe.variant);
-                return Err(PipelineError::Format { path: path.clone(), message });
+                return Err(bad_file(path.clone(), message));
             }
         }
         let toml = toml::to_string(&inputs).expect("inputs serialize");
@@ -213,7 +200,7 @@ impl Run {
         let recipe = Recipe::from_toml(&recipe_text)?;
         let ipath = root.join(INPUTS_FILE);
         let inputs: InputsFile = toml::from_str(&io(&ipath, std::fs::read_to_string(&ipath))?)
-            .map_err(|e| PipelineError::Format { path: ipath, message: e.to_string() })?;
+            .map_err(|e| bad_file(ipath, e.to_string()))?;
         let plan = plan(&recipe, &inputs.files)?;
         Ok(Run { root: root.into(), recipe_text, plan })
     }
@@ -243,10 +230,9 @@ impl Run {
         for s in &self.plan.steps {
             if let Some(f) = self.outcome_file(s)? {
                 let path = self.root.join(self.layout().outcome_file(s));
-                let o = f.outcome().ok_or_else(|| PipelineError::Format {
-                    path,
-                    message: format!("unknown status {:?}", f.status),
-                })?;
+                let o = f
+                    .outcome()
+                    .ok_or_else(|| bad_file(path, format!("unknown status {:?}", f.status)))?;
                 outcomes.insert(s.id, o);
             }
         }
@@ -260,8 +246,7 @@ impl Run {
             return Ok(None);
         }
         let text = io(&path, std::fs::read_to_string(&path))?;
-        let f = toml::from_str(&text)
-            .map_err(|e| PipelineError::Format { path: path.clone(), message: e.to_string() })?;
+        let f = toml::from_str(&text).map_err(|e| bad_file(path.clone(), e.to_string()))?;
         Ok(Some(f))
     }
 
@@ -548,8 +533,7 @@ impl Run {
 /// Returns the hash.
 pub fn reproduce(lineage: &Path, out: &Path, opts: &Options) -> Result<ContentId> {
     let l = Lineage::read(lineage)?;
-    let bad =
-        |message: &str| PipelineError::Format { path: lineage.into(), message: message.into() };
+    let bad = |message: &str| bad_file(lineage, message);
     let text =
         l.recipe.as_deref().ok_or_else(|| bad("no recipe (not an installed net's lineage)"))?;
     let want = l.outputs.iter().find(|o| o.role == "net").ok_or_else(|| bad("no net output"))?;

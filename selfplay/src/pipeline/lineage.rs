@@ -59,9 +59,10 @@ pub struct Lineage {
     pub config: StepConfig,
 }
 
-/// Why a lineage file could not be written or read.
+/// Why a file of a pipeline run (a lineage file, a recipe, an outcome, ...) could not be
+/// written or read.
 #[derive(Debug, thiserror::Error)]
-pub enum LineageError {
+pub enum FileError {
     /// Reading or writing failed.
     #[error("{path}: {source}")]
     Io {
@@ -70,7 +71,7 @@ pub enum LineageError {
         /// The cause.
         source: std::io::Error,
     },
-    /// Not a lineage file.
+    /// Not what the file should be.
     #[error("{path}: {message}")]
     Format {
         /// The file.
@@ -114,8 +115,8 @@ impl Lineage {
     }
 
     /// Parses TOML text (`path` only names the file in errors).
-    pub fn from_toml(text: &str, path: &Path) -> Result<Lineage, LineageError> {
-        let bad = |message: String| LineageError::Format { path: path.into(), message };
+    pub fn from_toml(text: &str, path: &Path) -> Result<Lineage, FileError> {
+        let bad = |message: String| FileError::Format { path: path.into(), message };
         let l: Lineage = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
         if l.format != LINEAGE_FORMAT {
             return Err(bad(format!("format {} (this build reads {LINEAGE_FORMAT})", l.format)));
@@ -124,15 +125,15 @@ impl Lineage {
     }
 
     /// Writes the file atomically (temp file, sync, rename).
-    pub fn write(&self, path: &Path) -> Result<(), LineageError> {
+    pub fn write(&self, path: &Path) -> Result<(), FileError> {
         kage_data::atomic::write_atomic(path, self.to_toml().as_bytes())
-            .map_err(|source| LineageError::Io { path: path.into(), source })
+            .map_err(|source| FileError::Io { path: path.into(), source })
     }
 
     /// Reads a lineage file.
-    pub fn read(path: &Path) -> Result<Lineage, LineageError> {
+    pub fn read(path: &Path) -> Result<Lineage, FileError> {
         let text = std::fs::read_to_string(path)
-            .map_err(|source| LineageError::Io { path: path.into(), source })?;
+            .map_err(|source| FileError::Io { path: path.into(), source })?;
         Lineage::from_toml(&text, path)
     }
 }

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::exec::{PipelineError, Run};
+use super::lineage::FileError;
 use super::plan::StepConfig;
 use super::state::Action;
 
@@ -126,12 +127,12 @@ pub fn submit(
 ) -> Result<Vec<(Job, String)>, PipelineError> {
     let dir = run.root().join("slurm");
     std::fs::create_dir_all(&dir)
-        .map_err(|source| PipelineError::Io { path: dir.clone(), source })?;
+        .map_err(|source| PipelineError::File(FileError::Io { path: dir.clone(), source }))?;
     let mut ids: Vec<(Job, String)> = Vec::new();
     for job in jobs(run, opts)? {
         let path = dir.join(&job.file);
         kage_data::atomic::write_atomic(&path, job.script.as_bytes())
-            .map_err(|source| PipelineError::Io { path: path.clone(), source })?;
+            .map_err(|source| PipelineError::File(FileError::Io { path: path.clone(), source }))?;
         let Some(sbatch) = sbatch else {
             ids.push((job, String::new()));
             continue;
@@ -162,6 +163,6 @@ pub fn submit(
     }
     let path = dir.join("jobs.toml");
     kage_data::atomic::write_atomic(&path, list.as_bytes())
-        .map_err(|source| PipelineError::Io { path, source })?;
+        .map_err(|source| PipelineError::File(FileError::Io { path, source }))?;
     Ok(ids)
 }
