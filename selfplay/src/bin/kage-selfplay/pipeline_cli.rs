@@ -146,7 +146,13 @@ pub fn run(args: &PipelineArgs) -> Result<ExitCode> {
         PipelineCmd::Run { recipe, out, max_steps, exec } => {
             let run = Run::create(out, &read(recipe)?)?;
             let ran = run.run_all(&options(exec)?, *max_steps)?;
-            let left = run.plan().steps.iter().filter(|s| !finished(&run, s)).count();
+            let state = run.state()?;
+            let left = run
+                .plan()
+                .steps
+                .iter()
+                .filter(|s| !matches!(state.action(s), Action::Finished(_)))
+                .count();
             match left {
                 0 => println!("pipeline: {ran} step(s) run; finished: {}", result_line(&run)?),
                 n => println!("pipeline: {ran} step(s) run; {n} left: rerun to continue"),
@@ -207,10 +213,6 @@ pub fn run(args: &PipelineArgs) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
-}
-
-fn finished(run: &Run, step: &kage_selfplay::pipeline::Step) -> bool {
-    run.state().is_ok_and(|s| matches!(s.action(step), Action::Finished(_)))
 }
 
 fn print_plan(recipe: &Path) -> Result<ExitCode> {
