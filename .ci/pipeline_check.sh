@@ -22,7 +22,7 @@ cat local.txt
 # A user variant (a rule change read from its spec file) through self-play, training and a match.
 (cd "$here/.." && "$k" pipeline run scripts/recipes/tiny-user.toml --out "$work/user" --threads 2 --quiet) \
   >user.log 2>&1 || { tail -5 user.log; fail "user-variant recipe"; }
-"$k" pipeline status user | grep -q '^gen-1/gate	\(accepted\|rejected\)' || fail "user-variant gate"
+"$k" pipeline status user >user.txt && grep -q '^gen-1/gate	\(accepted\|rejected\)' user.txt || { cat user.txt; fail "user-variant gate"; }
 grep -q '"variant": "shinobiplus-rank4"' user/steps/gen-1-gate-*/match/summary.json || fail "user-variant match"
 
 # 2. Reproduce: install the last generation's net with its lineage, rebuild it from nothing.
@@ -48,7 +48,7 @@ sp=$(job_of gen-1/selfplay)
 for _ in $(seq 600); do [ "$(state "$sp")" = RUNNING ] && break; sleep 0.1; done
 [ "$(state "$sp")" = RUNNING ] || fail "gen-1/selfplay's job $sp never ran"
 sleep 0.5; scontrol requeue "$sp"
-scontrol show job "$sp" | grep -q 'Restarts=1' || fail "job $sp was not requeued"
+grep -q 'Restarts=1' <<<"$(scontrol show job "$sp")" || fail "job $sp was not requeued"
 echo "pipeline_check: requeued gen-1/selfplay (job $sp) while it ran"
 # (Whether the kill came mid-step depends on timing: say which.)
 for _ in $(seq 600); do case $(state "$sp") in COMPLETED | FAILED | CANCELLED) break ;; esac; sleep 0.2; done

@@ -1,5 +1,6 @@
 //! `kage-selfplay pipeline`: a net recipe's job graph, run locally or as Slurm jobs.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -220,20 +221,22 @@ fn print_plan(recipe: &Path) -> Result<ExitCode> {
     // The hashes of the files it names, read as `run` reads them.
     let files = kage_selfplay::pipeline::exec::input_hashes(&r)?;
     let p: Plan = plan(&r, &files)?;
+    let mut out = std::io::stdout().lock();
     for s in &p.steps {
         let preds: Vec<&str> =
             s.predecessors.iter().filter_map(|id| p.step(*id)).map(|x| x.name.as_str()).collect();
-        println!(
+        writeln!(
+            out,
             "{}\t{}\tseed {}\tafter [{}]\twhen {:?}",
             s.name,
             s.id.short(),
             s.seed,
             preds.join(", "),
             s.when
-        );
+        )?;
     }
     let result = p.step(p.result).map_or("?", |s| s.name.as_str());
-    println!("result: the best player after {result}");
+    writeln!(out, "result: the best player after {result}")?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -250,6 +253,7 @@ fn result_line(run: &Run) -> Result<String> {
 
 fn status(run: &Run) -> Result<ExitCode> {
     let state = run.state()?;
+    let mut out = std::io::stdout().lock();
     let mut done = true;
     for s in &run.plan().steps {
         let (what, reason) = match state.action(s) {
@@ -274,12 +278,12 @@ fn status(run: &Run) -> Result<ExitCode> {
             .unwrap_or_default();
         let reason =
             reason.filter(|r| !r.is_empty()).map(|r| format!(" ({r})")).unwrap_or_default();
-        println!("{}\t{what}{reason}\t{}", s.name, outputs.join(" "));
+        writeln!(out, "{}\t{what}{reason}\t{}", s.name, outputs.join(" "))?;
     }
     if done {
-        println!("result: {}", result_line(run)?);
+        writeln!(out, "result: {}", result_line(run)?)?;
     } else {
-        println!("result: not yet (steps left)");
+        writeln!(out, "result: not yet (steps left)")?;
     }
     Ok(ExitCode::SUCCESS)
 }
