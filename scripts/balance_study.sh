@@ -8,12 +8,8 @@
 #   VARIANTS="shinobi shinobiplus" NODES="1000 4000 16000" GAMES=400 scripts/balance_study.sh
 #   NETS="shinobi:nets/shinobi-g3.nnue shinobiplus:nets/shinobiplus-g3.nnue" HCE=0 scripts/balance_study.sh
 #   VARIANT_FILES=engine/variants/examples/shinobiplus_rank4.toml VARIANTS=shinobiplus scripts/balance_study.sh
-#   VARIANTS=minishogi LADDER="nodes=4000 nodes=32000 nodes=128000" scripts/balance_study.sh
 #
-# With LADDER set, the study is a ladder instead (balance against strength, strength in Elo):
-# `kage-selfplay ladder` per variant into OUT/ladder-<variant>, self-play at each rung, matches
-# between adjacent rungs chained into an Elo scale, audits, and a report with the first
-# player's score against Elo (OUT/ladder-<variant>/report.{txt,json,html}, elo.svg).
+# Balance against strength (a ladder of rungs with Elo between them) is `kage-selfplay ladder`.
 #
 # Settings (environment):
 #   VARIANTS       variants to play (default: shinobi shinobiplus)
@@ -30,9 +26,6 @@
 #                  bound a 0-error rate below 1.3% at 95%; 0: no audit)
 #   EXTRA          more `kage-selfplay generate` flags (e.g. "--resign-plies 8")
 #   THREADS        worker threads (default: all cores)
-#   LADDER         space-separated rungs, weakest first (nodes=N[,net=FILE|,eval=hce][,name=X]):
-#                  play a ladder instead of the node-budget study (NODES, NETS, HCE unused)
-#   MATCH_GAMES    games of each match between adjacent rungs (default 200)
 #   SEED           run seed (default 1)
 #   OUT            output directory (default balance-study)
 #   BIN            where kage-selfplay is (default target/release)
@@ -57,8 +50,6 @@ SEED=${SEED:-1}
 OUT=${OUT:-balance-study}
 BIN=${BIN:-target/release}
 SCREENSHOT=${SCREENSHOT:-0}
-LADDER=${LADDER:-}
-MATCH_GAMES=${MATCH_GAMES:-200}
 
 SP=$BIN/kage-selfplay
 [[ -x $SP ]] || { echo "$SP missing: cargo build --release -p kage-selfplay" >&2; exit 1; }
@@ -76,21 +67,6 @@ screenshot() {
     echo "no chromium found: apt-get install chromium for the screenshot" >&2
   fi
 }
-
-if [[ -n $LADDER ]]; then
-  for v in $VARIANTS; do
-    rungs=()
-    for r in $LADDER; do rungs+=(--rung "$r"); done
-    # shellcheck disable=SC2086 # EXTRA is a list of flags
-    "$SP" ladder --variant "$v" "${rungs[@]}" --games "$GAMES" --match-games "$MATCH_GAMES" \
-      --audit-sample "$AUDIT" --seed "$SEED" --threads "$THREADS" \
-      --opening-mode multipv --opening-plies "$OPENING_PLIES" \
-      --opening-multipv "$OPENING_MULTIPV" --opening-margin "$OPENING_MARGIN" \
-      --nodes-jitter "$NODES_JITTER" --out "$OUT/ladder-$v" $EXTRA
-    if [[ $SCREENSHOT == 1 ]]; then screenshot "$OUT/ladder-$v/report.html" "$OUT/ladder-$v/report.png"; fi
-  done
-  exit 0
-fi
 
 times=$OUT/times.tsv
 [[ -f $times ]] || printf 'what\tnodes\tgames\tseconds\n' >"$times"

@@ -5,7 +5,6 @@
 # (the environment wins). Same settings => same games and the same net, whatever THREADS is.
 #
 #   scripts/make_fsf_net.sh minishogi            # runs/fsf-net/minishogi/train/minishogi-<sha12>.nnue
-#   ARCH=fsf scripts/make_net.sh minishogi       # the same
 #   FSF=/path/to/stockfish scripts/make_fsf_net.sh minishogi   # ... and check FSF loads it
 #   FSF=... FSF_VARIANTS=/path/to/variants.ini scripts/make_fsf_net.sh gorogoroplus
 #

@@ -1,12 +1,10 @@
 #!/usr/bin/env bash
 # Self-play sharded with GNU parallel (one machine or several with --sshlogin), then the
-# shards merged with kage-data into OUT/VARIANT/merged/{games,positions}.kdata. Rerunning the same command resumes every unfinished shard.
+# shards merged with kage-data into OUT/VARIANT/merged/{games,positions}.kdata.
+# Rerunning the same command resumes every unfinished shard.
 #
 #   scripts/parallel_selfplay.sh                        # defaults below
 #   VARIANT=shinobi SHARDS=8 JOBS=4 THREADS=2 GAMES=20000 scripts/parallel_selfplay.sh
-#
-# The core of it is one GNU parallel line:
-#   parallel -j JOBS kage-selfplay generate ... --shard {} --shards SHARDS ::: 0 .. SHARDS-1
 set -euo pipefail
 
 VARIANT=${VARIANT:-minishogi}
@@ -25,20 +23,20 @@ for v in kage-selfplay kage-data; do
 done
 
 net=()
-if [[ -n ${NET:-} ]]; then net=(--net "$NET"); fi
+[[ -z ${NET:-} ]] || net=(--net "$NET")
 
 parallel -j "$JOBS" --halt now,fail=1 --line-buffer --tagstring 'shard {}' \
   "$BIN/kage-selfplay" generate --variant "$VARIANT" --games "$GAMES" --nodes "$NODES" \
   --seed "$SEED" --threads "$THREADS" --shard {} --shards "$SHARDS" --out "$OUT" --quiet \
   "${net[@]}" ::: $(seq 0 $((SHARDS - 1)))
 
+games=$OUT/$VARIANT/games.kdata
 if [[ $SHARDS -gt 1 ]]; then
+  mkdir -p "$OUT/$VARIANT/merged"
   for kind in games positions; do
-    mkdir -p "$OUT/$VARIANT/merged"
     "$BIN/kage-data" merge --out "$OUT/$VARIANT/merged/$kind.kdata" \
       "$OUT/$VARIANT"/shard-*-of-"$(printf %04d "$SHARDS")"/$kind.kdata
   done
+  games=$OUT/$VARIANT/merged/games.kdata
 fi
-games=$OUT/$VARIANT/games.kdata
-if [[ $SHARDS -gt 1 ]]; then games=$OUT/$VARIANT/merged/games.kdata; fi
 "$BIN/kage-selfplay" balance "$games" --svg "$OUT/$VARIANT/balance.svg"
