@@ -1,10 +1,12 @@
-//! Atomic file writes for the whole workspace: a file is written under `<name>.tmp`, synced,
-//! then renamed over `<name>` and the directory synced, so `<name>` only ever exists
-//! complete, even across a crash.
+//! Atomic file writes for the whole workspace: a file is written under a temporary name
+//! (`<name>.tmp` for a streamed file, one of its own for [`write_atomic`]), synced, then
+//! renamed over `<name>` and the directory synced, so `<name>` only ever exists complete, even
+//! across a crash.
 
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The temporary name a file is written under: `<name>.tmp`.
 pub fn tmp_path(path: &Path) -> PathBuf {
@@ -13,14 +15,26 @@ pub fn tmp_path(path: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
-/// Writes `bytes` to `path` atomically (see the module documentation).
+/// Writes `bytes` to `path` atomically (see the module documentation). The temporary name is
+/// this write's own (`<name>.<pid>-<n>.tmp`), so that processes writing the same file at once
+/// (batch jobs of one run) never rename each other's temporary away: the last rename wins.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = tmp_path(path);
-    let mut f = File::create(&tmp)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    drop(f);
-    rename_durably(&tmp, path)
+    static COUNT: AtomicU64 = AtomicU64::new(0);
+    let mut tmp = path.as_os_str().to_owned();
+    let n = COUNT.fetch_add(1, Ordering::Relaxed);
+    tmp.push(format!(".{}-{n}.tmp", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    let written = File::create(&tmp).and_then(|mut f| {
+        f.write_all(bytes)?;
+        f.sync_all()
+    });
+    match written.and_then(|()| rename_durably(&tmp, path)) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
 }
 
 /// Moves a completely written temporary file `tmp` to `path`: syncs its data, renames it
@@ -54,10 +68,31 @@ mod tests {
         write_atomic(&path, b"one").expect("write");
         write_atomic(&path, b"two").expect("rewrite");
         assert_eq!(std::fs::read(&path).expect("read"), b"two");
-        assert!(!tmp_path(&path).exists());
+        let names = std::fs::read_dir(dir.path()).expect("dir").count();
+        assert_eq!(names, 1, "no temporary left beside the file");
         std::fs::write(tmp_path(&path), b"three").expect("tmp");
         persist(&tmp_path(&path), &path).expect("persist");
         assert_eq!(std::fs::read(&path).expect("read"), b"three");
         assert!(!tmp_path(&path).exists());
+    }
+
+    #[test]
+    fn writers_of_one_file_at_once_all_succeed_and_leave_one_whole_file() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("state.json");
+        let texts: Vec<Vec<u8>> = (0..8).map(|i| vec![b'a' + i; 4096]).collect();
+        std::thread::scope(|s| {
+            for t in &texts {
+                let path = &path;
+                s.spawn(move || {
+                    for _ in 0..50 {
+                        write_atomic(path, t).expect("a concurrent write succeeds");
+                    }
+                });
+            }
+        });
+        let got = std::fs::read(&path).expect("read");
+        assert!(texts.contains(&got), "one writer's whole text");
+        assert_eq!(std::fs::read_dir(dir.path()).expect("dir").count(), 1);
     }
 }
