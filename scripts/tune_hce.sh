@@ -6,11 +6,11 @@
 #   scripts/tune_hce.sh                         # all four variants, defaults below
 #   VARIANTS=shinobi GAMES=4000 scripts/tune_hce.sh
 #   INSTALL=1 scripts/tune_hce.sh               # copy parameters whose match interval is above 0
-#                                               # into engine/src/eval/params/<variant>.toml
+#                                               # into engine/variants/<variant>/hce.toml
 #   SELFPLAY_EVAL=default NODES=2000 scripts/tune_hce.sh
 #                                               # self-play by the shipped nets: the HCE learns
 #                                               # the nets' search scores (how the shipped
-#                                               # parameters were made, engine/src/eval/params/)
+#                                               # parameters were made, engine/variants/*/hce.toml)
 #   DATA="a.kdata b.kdata" VARIANTS=gorogoroplus scripts/tune_hce.sh
 #                                               # tune on existing positions, no self-play
 #
@@ -18,21 +18,19 @@
 # $OUT/match-<variant>/ (tuned against built-in: summary.json, games.pgn).
 set -euo pipefail
 
-VARIANTS=${VARIANTS:-"shinobiplus shinobi gorogoroplus minishogi"}
+BIN=${BIN:-target/release}
+[ -x "$BIN/kage" ] || { echo "$BIN/kage missing: cargo build --release" >&2; exit 1; }
+VARIANTS=${VARIANTS:-$("$BIN/kage" variants | cut -f1)}
 GAMES=${GAMES:-2000}
 NODES=${NODES:-4000}
 SEED=${SEED:-11}
 MATCH_GAMES=${MATCH_GAMES:-200}
 THREADS=${THREADS:-$(nproc)}
 OUT=${OUT:-runs/tune-hce}
-BIN=${BIN:-target/release}
 INSTALL=${INSTALL:-0}
 SELFPLAY_EVAL=${SELFPLAY_EVAL:-hce}
 DATA=${DATA:-}
 
-if [ ! -x "$BIN/kage-selfplay" ] || [ ! -x "$BIN/kage-train" ]; then
-  cargo build --release -p kage-selfplay -p kage-train
-fi
 mkdir -p "$OUT"
 for v in $VARIANTS; do
   if [ -n "$DATA" ]; then
@@ -53,8 +51,8 @@ for v in $VARIANTS; do
     --out "$OUT/match-$v"
   if [ "$INSTALL" = 1 ]; then
     if verdict=$("$BIN/kage-selfplay" pipeline gate "$OUT/match-$v"); then
-      cp "$OUT/$v.toml" "engine/src/eval/params/$v.toml"
-      echo "   installed engine/src/eval/params/$v.toml ($verdict)"
+      cp "$OUT/$v.toml" "engine/variants/$v/hce.toml"
+      echo "   installed engine/variants/$v/hce.toml ($verdict)"
     else
       echo "   not installed: $verdict"
     fi

@@ -16,11 +16,13 @@ pub enum VariantError {
     /// Not a built-in and the config carries no spec.
     #[error(
         "variant {name:?} is not built in and the file's config carries no variant spec; \
-         known: shinobiplus, shinobi, gorogoroplus, minishogi"
+         known: {known}"
     )]
     Unknown {
         /// The header's variant name.
         name: String,
+        /// The built-in variants' names.
+        known: String,
     },
     /// The config's spec does not compile.
     #[error("invalid variant spec: {0}")]
@@ -68,6 +70,9 @@ pub fn of_header(h: &FileHeader) -> Result<&'static Variant, VariantError> {
     }
     match kage_engine::VariantId::from_name(h.variant()) {
         Some(id) => Ok(Variant::builtin(id)),
-        None => Err(VariantError::Unknown { name: h.variant().to_owned() }),
+        None => Err(VariantError::Unknown {
+            name: h.variant().to_owned(),
+            known: kage_engine::VariantId::names(),
+        }),
     }
 }

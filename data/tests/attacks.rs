@@ -27,7 +27,7 @@ fn text(o: &Output) -> String {
 
 /// Random legal minishogi games and their positions.
 fn games(n: u64) -> (Vec<GameRecord>, Vec<PositionRecord>) {
-    games_of(Variant::builtin(VariantId::Minishogi), n)
+    games_of(Variant::builtin(VariantId::MINISHOGI), n)
 }
 
 /// Random legal games of `v` and their positions.

@@ -105,7 +105,7 @@ fn fixture(variant: VariantId) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_path_buf();
     let v = Variant::builtin(variant);
-    let (game_recs, pos_recs) = games(v, 30, 0, variant as u64);
+    let (game_recs, pos_recs) = games(v, 30, 0, variant.index() as u64);
     let games = root.join("games.kdata");
     let positions = root.join("positions.kdata");
     write(&games, header(RecordKind::Game, &v.name, "a = 1"), &game_recs);
@@ -137,7 +137,7 @@ fn stats_and_validate_real_games() {
 
 #[test]
 fn validate_catches_illegal_records() {
-    let f = fixture(VariantId::Minishogi);
+    let f = fixture(VariantId::MINISHOGI);
     let mut games = f.game_recs.clone();
     games[3].moves.swap(0, 1);
     let mut pos = f.pos_recs.clone();
@@ -160,7 +160,7 @@ fn validate_catches_illegal_records() {
 
 #[test]
 fn shuffle_is_a_seeded_permutation_with_buckets() {
-    let f = fixture(VariantId::ShinobiPlus);
+    let f = fixture(VariantId::SHINOBIPLUS);
     // Enough synthetic positions for several 1 MiB buckets.
     let mut synth = kage_data::synth::Synth::new(5);
     let recs: Vec<PositionRecord> = (0..40_000).map(|_| synth.position()).collect();
@@ -200,7 +200,7 @@ fn shuffle_is_a_seeded_permutation_with_buckets() {
 
 #[test]
 fn merge_joins_shards_and_refuses_mismatches() {
-    let v = Variant::builtin(VariantId::GorogoroPlus);
+    let v = Variant::builtin(VariantId::GOROGOROPLUS);
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let (g1, _) = games(v, 10, 0, 1);
@@ -248,8 +248,8 @@ fn merge_joins_shards_and_refuses_mismatches() {
 
 #[test]
 fn export_text_and_pgn() {
-    let f = fixture(VariantId::Shinobi);
-    let v = Variant::builtin(VariantId::Shinobi);
+    let f = fixture(VariantId::SHINOBI);
+    let v = Variant::builtin(VariantId::SHINOBI);
     let txt = f.root.join("pos.txt");
     let o = bin(&["export", "--text", "--out", s(&txt), s(&f.positions)]);
     assert!(o.status.success(), "{}", stderr(&o));

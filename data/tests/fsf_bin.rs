@@ -112,7 +112,7 @@ fn kage_records_round_trip_through_bin_in_every_variant() {
         let layout = FsfLayout::for_variant(v).expect("layout");
         let start = Position::startpos(v);
         let mut seen = Seen::default();
-        for pos in playout(v, 12, id as u64 + 3) {
+        for pos in playout(v, 12, id.index() as u64 + 3) {
             let noise = synth.position();
             let mut rec = PositionRecord::from_position(&pos, 0, None, noise.ply, None, None)
                 .expect("record");

@@ -316,7 +316,7 @@ fn raw_records_decode_within_bounds() {
                     // Decoded positions go to the engine, which validates them.
                     for r in &recs {
                         let _ = r.pos.to_position(kage_engine::Variant::builtin(
-                            kage_engine::VariantId::Minishogi,
+                            kage_engine::VariantId::MINISHOGI,
                         ));
                     }
                     recs.len()

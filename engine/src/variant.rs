@@ -2,6 +2,7 @@
 //! move generation reads.
 
 mod betza;
+mod builtin;
 mod compile;
 mod describe;
 mod error;
@@ -12,6 +13,7 @@ mod spec;
 mod user_file;
 
 pub use betza::BetzaError;
+pub use builtin::Bench;
 pub use compile::{Direction, KindInfo, RepetitionVerdict, Variant};
 pub use error::SpecError;
 pub use fsf::FsfPieceTypes;
@@ -24,32 +26,15 @@ pub use user_file::{
 
 use std::sync::OnceLock;
 
-/// The built-in variants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum VariantId {
-    /// Shinobi+: the Clan (drops) against the Kingdom (a FIDE army), 8x8.
-    ShinobiPlus,
-    /// Shinobi: the Clan against the Kingdom, 8x8.
-    Shinobi,
-    /// Gorogoro+: 5x6 shogi with a lance and a knight in each hand.
-    GorogoroPlus,
-    /// Minishogi: 5x5 shogi.
-    Minishogi,
-}
+/// A built-in variant: a handle on one folder `engine/variants/<name>/` (see [`VariantId::ALL`]
+/// and the constants named after the folders, such as [`VariantId::MINISHOGI`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VariantId(u8);
 
 impl VariantId {
-    /// Every built-in variant.
-    pub const ALL: [VariantId; 4] =
-        [VariantId::ShinobiPlus, VariantId::Shinobi, VariantId::GorogoroPlus, VariantId::Minishogi];
-
-    /// The name: `shinobiplus`, `shinobi`, `gorogoroplus` or `minishogi`.
+    /// The name: the folder's, such as `minishogi`.
     pub fn name(self) -> &'static str {
-        match self {
-            VariantId::ShinobiPlus => "shinobiplus",
-            VariantId::Shinobi => "shinobi",
-            VariantId::GorogoroPlus => "gorogoroplus",
-            VariantId::Minishogi => "minishogi",
-        }
+        self.folder().name
     }
 
     /// Parses [`VariantId::name`].
@@ -57,13 +42,14 @@ impl VariantId {
         VariantId::ALL.into_iter().find(|v| v.name() == name)
     }
 
-    pub(crate) fn spec_text(self) -> &'static str {
-        match self {
-            VariantId::ShinobiPlus => include_str!("../variants/shinobiplus.toml"),
-            VariantId::Shinobi => include_str!("../variants/shinobi.toml"),
-            VariantId::GorogoroPlus => include_str!("../variants/gorogoroplus.toml"),
-            VariantId::Minishogi => include_str!("../variants/minishogi.toml"),
-        }
+    /// The spec text (`engine/variants/<name>/rules.toml`).
+    pub fn spec_text(self) -> &'static str {
+        self.folder().rules
+    }
+
+    /// The names of every built-in variant, comma-separated (for help texts and errors).
+    pub fn names() -> String {
+        VariantId::ALL.map(VariantId::name).join(", ")
     }
 }
 
@@ -78,7 +64,7 @@ impl std::str::FromStr for VariantId {
     fn from_str(s: &str) -> Result<Self, SpecError> {
         VariantId::from_name(s).ok_or_else(|| SpecError::UnknownVariant {
             name: s.to_string(),
-            known: VariantId::ALL.map(VariantId::name).join(", "),
+            known: VariantId::names(),
         })
     }
 }
@@ -89,9 +75,9 @@ pub const MAX_SPEC_BYTES: u64 = 1 << 20;
 impl Variant {
     /// The compiled built-in variant (compiled once, then shared).
     pub fn builtin(id: VariantId) -> &'static Variant {
-        static CELLS: [OnceLock<Variant>; 4] =
-            [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
-        CELLS[id as usize].get_or_init(|| {
+        static CELLS: [OnceLock<Variant>; VariantId::ALL.len()] =
+            [const { OnceLock::new() }; VariantId::ALL.len()];
+        CELLS[id.index()].get_or_init(|| {
             let spec = VariantSpec::parse(id.spec_text()).expect("built-in spec parses");
             let mut v = Variant::compile(&spec).expect("built-in spec compiles");
             v.id = Some(id);
@@ -198,12 +184,12 @@ mod tests {
     #[test]
     fn side_names_from_the_spec() {
         let names = |id| Variant::builtin(id).side_names.clone();
-        assert_eq!(names(VariantId::Shinobi), ["Clan", "Kingdom"]);
-        assert_eq!(names(VariantId::ShinobiPlus), ["Clan", "Kingdom"]);
-        assert_eq!(names(VariantId::Minishogi), ["Sente", "Gote"]);
-        assert_eq!(names(VariantId::GorogoroPlus), ["Sente", "Gote"]);
+        assert_eq!(names(VariantId::SHINOBI), ["Clan", "Kingdom"]);
+        assert_eq!(names(VariantId::SHINOBIPLUS), ["Clan", "Kingdom"]);
+        assert_eq!(names(VariantId::MINISHOGI), ["Sente", "Gote"]);
+        assert_eq!(names(VariantId::GOROGOROPLUS), ["Sente", "Gote"]);
         let spec =
-            VariantId::Minishogi.spec_text().replace("name = \"minishogi\"", "name = \"m2\"");
+            VariantId::MINISHOGI.spec_text().replace("name = \"minishogi\"", "name = \"m2\"");
         let plain = spec.replace("sides = [\"Sente\", \"Gote\"]\n", "");
         assert_eq!(Variant::from_spec_text(&plain).unwrap().side_names, ["White", "Black"]);
         for bad in [r#"["A", "A"]"#, r#"["", "B"]"#, r#"["two words", "B"]"#] {

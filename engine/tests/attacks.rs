@@ -161,7 +161,7 @@ fn hash_tables_fall_back_to_what_can_be_had() {
 /// `position fen <bad>` must not leave `go` searching the previous position.
 #[test]
 fn go_after_a_refused_position_refuses_to_search() {
-    let mut uci = Uci::new(Variant::builtin(VariantId::Minishogi), None);
+    let mut uci = Uci::new(Variant::builtin(VariantId::MINISHOGI), None);
     let mut out = Vec::new();
     for l in
         ["position startpos moves a2a3", "position fen rbsgk/4p/5/X4/KGSBR[-] w 0 1", "go depth 2"]
@@ -197,12 +197,12 @@ fn said(uci: &mut Uci, line: &str) -> String {
 fn eval_file_and_variant_in_either_order() {
     let dir = temp_dir("evalfile");
     let net = dir.join("minishogi.nnue");
-    std::fs::write(&net, random_network(Variant::builtin(VariantId::Minishogi), 1).to_bytes())
+    std::fs::write(&net, random_network(Variant::builtin(VariantId::MINISHOGI), 1).to_bytes())
         .expect("write");
     let set_net = format!("setoption name EvalFile value {}", net.display());
 
     // EvalFile first (the default variant is shinobiplus), then the variant: accepted.
-    let mut uci = Uci::new(Variant::builtin(VariantId::ShinobiPlus), None);
+    let mut uci = Uci::new(Variant::builtin(VariantId::SHINOBIPLUS), None);
     let t = said(&mut uci, &set_net);
     assert!(t.contains("NNUE minishogi") && !t.contains("error"), "{t}");
     said(&mut uci, "setoption name UCI_Variant value minishogi");
@@ -210,7 +210,7 @@ fn eval_file_and_variant_in_either_order() {
     assert_eq!(t.trim(), "readyok");
 
     // A variant it does not fit: said on isready (once), the HCE is used.
-    let mut uci = Uci::new(Variant::builtin(VariantId::ShinobiPlus), None);
+    let mut uci = Uci::new(Variant::builtin(VariantId::SHINOBIPLUS), None);
     said(&mut uci, &set_net);
     said(&mut uci, "setoption name UCI_Variant value gorogoroplus");
     let t = said(&mut uci, "isready");
@@ -237,7 +237,7 @@ fn eval_file_and_variant_in_either_order() {
 
 #[test]
 fn movetime_uses_the_whole_time() {
-    let v = Variant::builtin(VariantId::ShinobiPlus);
+    let v = Variant::builtin(VariantId::SHINOBIPLUS);
     let game = Game::startpos(v);
     let mut s = Searcher::new(8);
     for ms in [60u64, 250] {
@@ -288,7 +288,7 @@ fn a_move_list_longer_than_1024_is_not_truncated() {
     let mut l = kage_engine::MoveList::new();
     pos.generate(&mut l);
     l.clear();
-    Position::startpos(Variant::builtin(VariantId::Minishogi)).generate(&mut l);
+    Position::startpos(Variant::builtin(VariantId::MINISHOGI)).generate(&mut l);
     assert_eq!(l.len(), 14);
     // And the search copes (root list and node frames).
     let mut s = Searcher::new(1);
@@ -323,7 +323,7 @@ fn counters_and_move_rules_that_do_not_fit_are_refused_or_saturate() {
     assert_eq!(v.move_rule_plies, 65534);
 
     // A halfmove clock at its maximum does not wrap to 0 (nor panic) on the next move.
-    let v = Variant::builtin(VariantId::Minishogi);
+    let v = Variant::builtin(VariantId::MINISHOGI);
     let mut pos = Position::from_fen(v, "rbsgk/4p/5/P4/KGSBR[-] w 65535 65535").expect("fen");
     let m = pos.parse_move("b1c2").expect("legal");
     pos.play(m);
@@ -342,9 +342,11 @@ fn kage(args: &[&str]) -> std::process::Output {
 #[test]
 fn kage_check_refuses_bad_specs_with_one_line() {
     let dir = temp_dir("check");
-    let spec =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/variants/minishogi.toml"))
-            .expect("spec");
+    let spec = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/variants/minishogi/rules.toml"
+    ))
+    .expect("spec");
     let cases = [
         ("empty-name", spec.replace("name = \"minishogi\"", "name = \"\""), "name"),
         ("spaced-name", spec.replace("name = \"minishogi\"", "name = \"mini shogi\""), "name"),
@@ -397,7 +399,7 @@ fn error_texts_do_not_repeat_themselves() {
 // Issue 31: specs that `kage check` accepted but the engine cannot play, names that are
 // paths, `--variant` against `--variant-file`, unbounded quiescence and `bench --net`.
 
-const MINISHOGI: &str = include_str!("../variants/minishogi.toml");
+const MINISHOGI: &str = include_str!("../variants/minishogi/rules.toml");
 const RANK4: &str =
     concat!(env!("CARGO_MANIFEST_DIR"), "/variants/examples/shinobiplus_rank4.toml");
 const CAPTURE_DENSE: &str = include_str!("fixtures/capturedense.toml");
@@ -549,7 +551,7 @@ fn variant_and_variant_file_must_name_the_same_variant() {
     assert!(code == Some(2) && err.contains("built-in variant's name"), "{err}");
     // The library's rule, for every tool.
     let user = Variant::from_spec_text(&user_minishogi("mini2", "mini2")).expect("user");
-    let mini = VariantId::Minishogi;
+    let mini = VariantId::MINISHOGI;
     assert!(std::ptr::eq(Variant::resolve(None, Some(user), mini).expect("user"), user));
     assert!(std::ptr::eq(Variant::resolve(Some("mini2"), Some(user), mini).expect("user"), user));
     assert!(Variant::resolve(Some("minishogi"), Some(user), mini).is_err());
@@ -601,7 +603,7 @@ fn bench_refuses_a_net_of_a_variant_it_does_not_run() {
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     // A net with the variant's name that does not fit it.
     use kage_engine::search::bench;
-    let other = random_network(Variant::builtin(VariantId::Shinobi), 1);
+    let other = random_network(Variant::builtin(VariantId::SHINOBI), 1);
     assert!(bench::net_variant(Some("shinobi"), &other).is_ok());
     assert!(bench::net_variant(None, &other).is_ok());
     let e = bench::net_variant(Some("minishogi"), &other).expect_err("not benched").to_string();
@@ -628,7 +630,7 @@ fn evaluation_parameters_cannot_wrap_nor_read_as_a_mate() {
     // Parameters in range can still add up to more than the mate scores (every piece worth
     // 10,000): the search never reports a capture as a mate.
     let params = EvalParams::parse("[material]\nP = 10000\n\"+P\" = 10000\n").expect("in range");
-    let v = Variant::builtin(VariantId::Minishogi);
+    let v = Variant::builtin(VariantId::MINISHOGI);
     // Five pawns up, 50,000 by these values, and no mate in sight.
     let game = Game::new(Position::from_fen(v, "4k/5/5/PPPPP/K4[-] w - - 0 1").expect("fen"));
     let mut s = Searcher::new(1);

@@ -1,5 +1,5 @@
 //! `kage bench`'s signatures pinned: the total node counts of its fixed-depth searches of the
-//! fixed position set (`search::bench::POSITIONS`, default depths), once with the hand-crafted
+//! fixed position set (each variant's `engine/variants/<name>/bench.toml`), once with the hand-crafted
 //! evaluation (`signature`) and once with the shipped networks (`nnue signature`). Any change
 //! to the search, the move generator, the HCE or a shipped net moves them.
 //!

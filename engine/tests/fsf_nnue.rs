@@ -53,27 +53,27 @@ fn replay(id: VariantId) {
 
 #[test]
 fn minishogi_matches_fsf_eval() {
-    replay(VariantId::Minishogi);
+    replay(VariantId::MINISHOGI);
 }
 
 #[test]
 fn gorogoroplus_matches_fsf_eval() {
-    replay(VariantId::GorogoroPlus);
+    replay(VariantId::GOROGOROPLUS);
 }
 
 #[test]
 fn shinobi_matches_fsf_eval() {
-    replay(VariantId::Shinobi);
+    replay(VariantId::SHINOBI);
 }
 
 #[test]
 fn shinobiplus_matches_fsf_eval() {
-    replay(VariantId::ShinobiPlus);
+    replay(VariantId::SHINOBIPLUS);
 }
 
 #[test]
 fn files_round_trip_and_are_named_by_their_hash() {
-    let l = layout(VariantId::Minishogi);
+    let l = layout(VariantId::MINISHOGI);
     let net = fsf::random_net(&l, 7);
     let bytes = net.to_bytes().expect("bytes");
     assert_eq!(bytes.len(), l.file_size(net.description.len()));
@@ -90,7 +90,7 @@ fn files_round_trip_and_are_named_by_their_hash() {
 
 #[test]
 fn wrong_variant_size_hash_and_version_are_refused() {
-    let (mini, goro) = (layout(VariantId::Minishogi), layout(VariantId::GorogoroPlus));
+    let (mini, goro) = (layout(VariantId::MINISHOGI), layout(VariantId::GOROGOROPLUS));
     let bytes = fsf::random_net(&mini, 1).to_bytes().expect("bytes");
     let err = FsfNet::from_bytes(&bytes, &goro).expect_err("wrong variant");
     assert!(matches!(err, FsfError::Size { .. }));
@@ -115,7 +115,7 @@ fn wrong_variant_size_hash_and_version_are_refused() {
     let err = FsfNet::from_bytes(&b, &mini).expect_err("stack hash");
     assert!(err.to_string().contains("layer stack 7"), "{err}");
     assert!(matches!(FsfNet::from_bytes(&bytes[..7], &mini), Err(FsfError::Truncated { .. })));
-    assert_eq!(fsf::guess_variant(&bytes), Ok(Some(VariantId::Minishogi)));
+    assert_eq!(fsf::guess_variant(&bytes), Ok(Some(VariantId::MINISHOGI)));
 }
 
 #[test]
@@ -124,13 +124,13 @@ fn the_search_loads_and_uses_fsf_nets_told_apart_by_their_first_word() {
     use kage_engine::search::{Limits, Searcher};
     use kage_engine::{Game, Position};
     use std::sync::atomic::AtomicBool;
-    let v = Variant::builtin(VariantId::Minishogi);
-    let bytes = fsf::random_net(&layout(VariantId::Minishogi), 5).to_bytes().expect("bytes");
+    let v = Variant::builtin(VariantId::MINISHOGI);
+    let bytes = fsf::random_net(&layout(VariantId::MINISHOGI), 5).to_bytes().expect("bytes");
     let ev = Evaluator::load_nnue(&bytes, v).expect("loads");
     assert!(matches!(ev, Evaluator::Fsf(_)), "{}", ev.describe());
     assert!(ev.fsf_network_for(v).is_some());
-    assert!(ev.fsf_network_for(Variant::builtin(VariantId::GorogoroPlus)).is_none());
-    let err = Evaluator::load_nnue(&bytes, Variant::builtin(VariantId::Shinobi))
+    assert!(ev.fsf_network_for(Variant::builtin(VariantId::GOROGOROPLUS)).is_none());
+    let err = Evaluator::load_nnue(&bytes, Variant::builtin(VariantId::SHINOBI))
         .expect_err("wrong variant")
         .to_string();
     assert!(err.contains("the size of a minishogi net"), "{err}");

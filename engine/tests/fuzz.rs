@@ -209,11 +209,11 @@ fn variant(i: usize) -> &'static Variant {
 /// Valid FENs of each variant: the start position and the bench's middlegames.
 fn fens() -> Vec<(usize, String)> {
     let mut out: Vec<(usize, String)> = (0..4).map(|i| (i, variant(i).start_fen.clone())).collect();
-    for (name, fen) in kage_engine::search::bench::POSITIONS {
-        if let Some(i) = VariantId::ALL.iter().position(|v| v.name() == *name)
-            && *fen != "startpos"
+    for (name, fen) in kage_engine::search::bench::positions() {
+        if let Some(i) = VariantId::ALL.iter().position(|v| v.name() == name)
+            && fen != "startpos"
         {
-            out.push((i, (*fen).to_string()));
+            out.push((i, fen.to_string()));
         }
     }
     out
@@ -360,10 +360,10 @@ fn fuzz_uci_commands() {
 // Variant specs.
 
 const SPECS: [&str; 5] = [
-    include_str!("../variants/shinobiplus.toml"),
-    include_str!("../variants/shinobi.toml"),
-    include_str!("../variants/gorogoroplus.toml"),
-    include_str!("../variants/minishogi.toml"),
+    include_str!("../variants/shinobiplus/rules.toml"),
+    include_str!("../variants/shinobi/rules.toml"),
+    include_str!("../variants/gorogoroplus/rules.toml"),
+    include_str!("../variants/minishogi/rules.toml"),
     include_str!("fixtures/capturedense.toml"),
 ];
 

@@ -41,7 +41,7 @@ fn linear_terms_reproduce_the_evaluation() {
         let hce = Hce::with_params(v, &params);
         let layout = TermLayout::new(v, &params);
         let theta = layout.initial();
-        let positions = playout_positions(v, 7 + id as u64, 8);
+        let positions = playout_positions(v, 7 + id.index() as u64, 8);
         assert!(positions.len() > 200, "{id}: {} positions", positions.len());
         for pos in &positions {
             let t = layout.terms(pos, &mut dense);
@@ -101,7 +101,7 @@ fn linear_terms_reproduce_the_evaluation_with_every_term() {
         let layout = TermLayout::new(v, &params);
         assert_eq!(layout.initial(), &theta[..], "{id}: parameters changed on the way");
         let theta = layout.initial();
-        let positions = playout_positions(v, 31 + id as u64, 6);
+        let positions = playout_positions(v, 31 + id.index() as u64, 6);
         let mut hanging = 0;
         for pos in &positions {
             let t = layout.terms(pos, &mut dense);

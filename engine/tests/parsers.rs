@@ -65,8 +65,8 @@ proptest! {
         vi in 0usize..4,
         edits in prop::collection::vec((any::<usize>(), any::<u8>(), prop::sample::select(b"=\"[]0123456789abfKRWN+,\n".to_vec())), 1..4),
     ) {
-        let text = include_str!("../variants/minishogi.toml");
-        let base = match vi { 0 => text, _ => include_str!("../variants/shinobiplus.toml") };
+        let text = include_str!("../variants/minishogi/rules.toml");
+        let base = match vi { 0 => text, _ => include_str!("../variants/shinobiplus/rules.toml") };
         let spec_text = mutate(base, &edits);
         if let Ok(spec) = VariantSpec::parse(&spec_text) {
             let _ = Variant::compile(&spec);
@@ -76,7 +76,7 @@ proptest! {
 
 #[test]
 fn bad_fens_name_the_problem() {
-    let v = Variant::builtin(VariantId::ShinobiPlus);
+    let v = Variant::builtin(VariantId::SHINOBIPLUS);
     let cases = [
         ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP[JDFCLHM] w kq - 0 1", "ranks"),
         ("rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/4K3[JDFCLHM] w kq - 0 1", "wide"),
@@ -96,7 +96,7 @@ fn bad_fens_name_the_problem() {
 
 #[test]
 fn bad_specs_name_the_problem() {
-    let base = include_str!("../variants/minishogi.toml");
+    let base = include_str!("../variants/minishogi/rules.toml");
     let cases = [
         (
             base.replace("name = \"minishogi\"", "name = \"minishogi\"\ncolour = \"red\""),

@@ -154,11 +154,11 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
     #[test]
-    fn playouts_shinobiplus(seed in any::<u64>()) { check_playout(VariantId::ShinobiPlus, seed, 160)?; }
+    fn playouts_shinobiplus(seed in any::<u64>()) { check_playout(VariantId::SHINOBIPLUS, seed, 160)?; }
     #[test]
-    fn playouts_shinobi(seed in any::<u64>()) { check_playout(VariantId::Shinobi, seed, 160)?; }
+    fn playouts_shinobi(seed in any::<u64>()) { check_playout(VariantId::SHINOBI, seed, 160)?; }
     #[test]
-    fn playouts_gorogoroplus(seed in any::<u64>()) { check_playout(VariantId::GorogoroPlus, seed, 160)?; }
+    fn playouts_gorogoroplus(seed in any::<u64>()) { check_playout(VariantId::GOROGOROPLUS, seed, 160)?; }
     #[test]
-    fn playouts_minishogi(seed in any::<u64>()) { check_playout(VariantId::Minishogi, seed, 160)?; }
+    fn playouts_minishogi(seed in any::<u64>()) { check_playout(VariantId::MINISHOGI, seed, 160)?; }
 }

@@ -169,35 +169,35 @@ fn check_outcome_file(id: VariantId) {
 
 #[test]
 fn perft_shinobiplus() {
-    check_perft_file(VariantId::ShinobiPlus);
+    check_perft_file(VariantId::SHINOBIPLUS);
 }
 #[test]
 fn perft_shinobi() {
-    check_perft_file(VariantId::Shinobi);
+    check_perft_file(VariantId::SHINOBI);
 }
 #[test]
 fn perft_gorogoroplus() {
-    check_perft_file(VariantId::GorogoroPlus);
+    check_perft_file(VariantId::GOROGOROPLUS);
 }
 #[test]
 fn perft_minishogi() {
-    check_perft_file(VariantId::Minishogi);
+    check_perft_file(VariantId::MINISHOGI);
 }
 #[test]
 fn outcomes_shinobiplus() {
-    check_outcome_file(VariantId::ShinobiPlus);
+    check_outcome_file(VariantId::SHINOBIPLUS);
 }
 #[test]
 fn outcomes_shinobi() {
-    check_outcome_file(VariantId::Shinobi);
+    check_outcome_file(VariantId::SHINOBI);
 }
 #[test]
 fn outcomes_gorogoroplus() {
-    check_outcome_file(VariantId::GorogoroPlus);
+    check_outcome_file(VariantId::GOROGOROPLUS);
 }
 #[test]
 fn outcomes_minishogi() {
-    check_outcome_file(VariantId::Minishogi);
+    check_outcome_file(VariantId::MINISHOGI);
 }
 
 /// Start-position perft at every depth FSF needed under a second for (ours is faster).

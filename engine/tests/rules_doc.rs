@@ -44,16 +44,16 @@ fn rules_doc_tables_match_the_compiled_variants() {
 
 #[test]
 fn describe_reads_the_compiled_tables() {
-    let mini = Variant::builtin(VariantId::Minishogi).describe_markdown();
+    let mini = Variant::builtin(VariantId::MINISHOGI).describe_markdown();
     assert!(mini.contains("| board | 5 files x 5 ranks |"), "{mini}");
     assert!(mini.contains("| legal moves at the start | 14 |"), "{mini}");
     assert!(mini.contains("4-fold: White loses"), "{mini}");
-    let sp = Variant::builtin(VariantId::ShinobiPlus).describe_markdown();
+    let sp = Variant::builtin(VariantId::SHINOBIPLUS).describe_markdown();
     assert!(sp.contains("| legal moves at the start | 179 |"), "{sp}");
     assert!(sp.contains("| White drops | ranks 1-4 |"), "{sp}");
     assert!(sp.contains("| Black drops | none |"), "{sp}");
     assert!(sp.contains("| White king reaching | rank 8: wins at once (campmate) |"), "{sp}");
-    let sh = Variant::builtin(VariantId::Shinobi).describe_markdown();
+    let sh = Variant::builtin(VariantId::SHINOBI).describe_markdown();
     assert!(sh.contains("3-fold: draw; a side that gave check"), "{sh}");
     assert!(sh.contains("| Black promotion zone | ranks 1-2 |"), "{sh}");
 }

@@ -249,7 +249,7 @@ fn fixed_node_and_depth_searches_repeat() {
 
 #[test]
 fn multipv_lines_are_distinct_and_sorted() {
-    let v = Variant::builtin(VariantId::Minishogi);
+    let v = Variant::builtin(VariantId::MINISHOGI);
     let game = Game::startpos(v);
     let mut s = Searcher::new(8);
     let r = search(&mut s, &game, &Limits { depth: Some(5), multipv: 3, ..Limits::default() });
@@ -309,7 +309,7 @@ fn self_play_games_end_with_the_rules_verdict() {
 
 #[test]
 fn timed_search_respects_the_clock() {
-    let v = Variant::builtin(VariantId::ShinobiPlus);
+    let v = Variant::builtin(VariantId::SHINOBIPLUS);
     let game = Game::startpos(v);
     let mut s = Searcher::new(8);
     let limits = Limits {
@@ -353,7 +353,7 @@ impl Buf {
 }
 
 fn session() -> (Uci, Buf) {
-    let mut uci = Uci::new(Variant::builtin(VariantId::ShinobiPlus), None);
+    let mut uci = Uci::new(Variant::builtin(VariantId::SHINOBIPLUS), None);
     let buf = Buf::default();
     uci.set_search_output(Arc::new(Mutex::new(buf.clone())));
     (uci, buf)
@@ -375,7 +375,7 @@ fn uci_go_before_position_and_bad_input_keep_the_engine_up() {
     let said = String::from_utf8_lossy(&out).into_owned();
     assert!(said.contains("info string error"), "{said}");
     let bm = bestmove(&buf.text()).expect("bestmove");
-    let start = Position::startpos(Variant::builtin(VariantId::ShinobiPlus));
+    let start = Position::startpos(Variant::builtin(VariantId::SHINOBIPLUS));
     assert!(start.parse_move(&bm).is_ok(), "{bm}");
 
     for bad in [
@@ -406,7 +406,7 @@ fn uci_go_before_position_and_bad_input_keep_the_engine_up() {
     }
     uci.wait();
     let bm = bestmove(&buf.text()).expect("bestmove");
-    let mut g = Game::startpos(Variant::builtin(VariantId::Minishogi));
+    let mut g = Game::startpos(Variant::builtin(VariantId::MINISHOGI));
     g.play_uci("a2a3").expect("legal");
     assert!(g.position().parse_move(&bm).is_ok(), "{bm}");
     assert!(buf.text().contains("info depth"));

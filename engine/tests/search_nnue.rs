@@ -35,10 +35,10 @@ fn nnue_search_is_legal_and_repeatable() {
         assert_eq!(ra, rb);
         assert!(game.position().is_legal(ra.best_move));
         // A net for another variant is refused.
-        let other = Variant::builtin(if id == VariantId::Minishogi {
-            VariantId::GorogoroPlus
+        let other = Variant::builtin(if id == VariantId::MINISHOGI {
+            VariantId::GOROGOROPLUS
         } else {
-            VariantId::Minishogi
+            VariantId::MINISHOGI
         });
         assert!(Evaluator::load_nnue(&bytes, other).is_err());
     }
@@ -46,7 +46,7 @@ fn nnue_search_is_legal_and_repeatable() {
 
 #[test]
 fn uci_eval_file_loads_or_reports() {
-    let v = Variant::builtin(VariantId::Minishogi);
+    let v = Variant::builtin(VariantId::MINISHOGI);
     let dir = std::env::temp_dir().join(format!("kage-search-nnue-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let good = dir.join("net.nnue");
@@ -152,7 +152,7 @@ fn incremental_accumulators_match_full_refresh() {
 /// the i32 reference, and still equals it.
 #[test]
 fn a_net_too_large_for_i16_accumulators_uses_the_reference() {
-    let v = Variant::builtin(VariantId::Minishogi);
+    let v = Variant::builtin(VariantId::MINISHOGI);
     let mut net = random_net(v, 5);
     let mut w = net.weights().clone();
     w.ft_weights.iter_mut().step_by(7).for_each(|x| *x = 30_000);
@@ -177,7 +177,7 @@ fn a_net_too_large_for_i16_accumulators_uses_the_reference() {
 /// error line and exit code 2.
 #[test]
 fn bench_with_a_net_prints_both_speeds() {
-    let v = Variant::builtin(VariantId::Minishogi);
+    let v = Variant::builtin(VariantId::MINISHOGI);
     let path = std::env::temp_dir().join(format!("kage-bench-net-{}.nnue", std::process::id()));
     std::fs::write(&path, random_net(v, 4).to_bytes()).expect("write temp net");
     let kage = |extra: &[&str]| {

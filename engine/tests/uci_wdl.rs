@@ -87,7 +87,7 @@ fn uci_prints_normalised_cp_and_wdl_lines() {
 
 #[test]
 fn score_view_is_monotone_and_leaves_mates_alone() {
-    let v = Variant::builtin(VariantId::Shinobi);
+    let v = Variant::builtin(VariantId::SHINOBI);
     let pos = Position::startpos(v);
     let model = Evaluator::Default.wdl_for(v).expect("model");
     let view = ScoreView { model: Some(model), show_wdl: true };
@@ -117,7 +117,7 @@ fn the_unit_maps_to_100_cp_and_a_to_100_where_draws_are_common() {
 
 #[test]
 fn nets_without_a_model_give_raw_cp_and_say_so_once() {
-    let v = Variant::builtin(VariantId::Minishogi);
+    let v = Variant::builtin(VariantId::MINISHOGI);
     let dir = std::env::temp_dir().join(format!("kage-uci-wdl-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     let kage_net = dir.join("user.nnue");

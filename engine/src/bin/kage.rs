@@ -64,9 +64,7 @@ enum Command {
     },
     /// The rules a variant compiles to, as Markdown (the tables in docs/RULES.md).
     Describe {
-        /// shinobiplus, shinobi, gorogoroplus, minishogi, or the name in --variant-file
-        /// (default: the --variant-file variant, else shinobiplus).
-        #[arg(long)]
+        #[arg(long, help = variant_help())]
         variant: Option<String>,
     },
     /// Benchmarks: `search` (default: fixed-depth search of a position set, nodes and
@@ -93,13 +91,23 @@ enum Command {
     /// Fairy-Stockfish-format NNUE nets: `random`, `inspect`, `eval`.
     #[command(subcommand)]
     FsfNet(fsf_net::FsfNetCommand),
+    /// The built-in variants, one `name<TAB>board<TAB>sides<TAB>default evaluation` line each (for
+    /// scripts): each is a folder `engine/variants/<name>/`.
+    Variants,
+}
+
+/// `--variant`'s help: the built-in variants, as the binary knows them.
+fn variant_help() -> String {
+    format!(
+        "{}, or the name in --variant-file (default: the --variant-file variant, else \
+         shinobiplus)",
+        VariantId::names()
+    )
 }
 
 #[derive(Args)]
 struct PositionArgs {
-    /// shinobiplus, shinobi, gorogoroplus, minishogi, or the name in --variant-file
-    /// (default: the --variant-file variant, else shinobiplus).
-    #[arg(long)]
+    #[arg(long, help = variant_help())]
     variant: Option<String>,
     /// Start FEN (default: the variant's start position).
     #[arg(long)]
@@ -161,7 +169,7 @@ impl Command {
             Command::Perft(a) => a.pos.variant.as_deref(),
             Command::Rules(a) => a.variant.as_deref(),
             Command::FsfNet(c) => c.variant_name(),
-            Command::Check { .. } | Command::Bench { .. } => None,
+            Command::Check { .. } | Command::Bench { .. } | Command::Variants => None,
         }
     }
 }
@@ -169,7 +177,7 @@ impl Command {
 /// `--variant` given `--variant-file`: they must name the same variant (see
 /// [`Variant::resolve`]).
 fn resolve(name: Option<&str>, custom: Option<&'static Variant>) -> Result<&'static Variant> {
-    Ok(Variant::resolve(name, custom, VariantId::ShinobiPlus)?)
+    Ok(Variant::resolve(name, custom, VariantId::SHINOBIPLUS)?)
 }
 
 fn game_from(args: &PositionArgs, custom: Option<&'static Variant>) -> Result<Game> {
@@ -207,12 +215,24 @@ fn run(cli: Cli) -> Result<()> {
             }
             "match" => Ok(bench::play_match(depth.unwrap_or(2), games, variant.as_deref())?),
             "fens" => {
-                bench::POSITIONS.iter().for_each(|(v, fen)| println!("{v}\t{fen}"));
+                bench::positions().for_each(|(v, fen)| println!("{v}\t{fen}"));
                 Ok(())
             }
             other => bail!("unknown benchmark '{other}' (expected search, perft, match or fens)"),
         },
         Some(Command::FsfNet(c)) => fsf_net::run(c, custom),
+        Some(Command::Variants) => {
+            for id in VariantId::ALL {
+                let v = Variant::builtin(id);
+                let eval = match kage_engine::nnue::shipped_net(v) {
+                    Some(n) => format!("net (run {})", n.header().run_id),
+                    None => "hce".to_string(),
+                };
+                let [a, b] = &v.side_names;
+                println!("{}\t{}x{}\t{a}-{b}\t{eval}", v.name, v.width, v.height);
+            }
+            Ok(())
+        }
     }
 }
 
@@ -252,9 +272,9 @@ fn bench_perft() -> Result<()> {
         "{:<14} {:>5} {:>14} {:>9} {:>9} {:>11} {:>11}",
         "variant", "depth", "nodes", "wall s", "cpu s", "Mnps wall", "Mnps cpu"
     );
-    for (name, depth) in [("shinobiplus", 4), ("shinobi", 4), ("gorogoroplus", 5), ("minishogi", 7)]
-    {
-        let v = Variant::by_name(name)?;
+    for id in VariantId::ALL {
+        let (name, depth) = (id.name(), id.bench().perft_depth);
+        let v = Variant::builtin(id);
         let pos = Position::startpos(v);
         let watch = Stopwatch::thread();
         let n = kage_engine::perft::perft(&pos, depth);

@@ -289,8 +289,8 @@ impl TermLayout {
     }
 }
 
-/// Writes evaluation parameters as the TOML of `engine/src/eval/params/`, keys sorted, with
-/// `header` as leading comment lines.
+/// Writes evaluation parameters as the TOML of `engine/variants/<name>/hce.toml`, keys sorted,
+/// with `header` as leading comment lines.
 pub fn params_toml(p: &EvalParams, header: &str) -> String {
     let mut s = String::new();
     for line in header.lines() {

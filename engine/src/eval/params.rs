@@ -1,10 +1,11 @@
-//! Evaluation parameters as data: one TOML file per built-in variant in `params/`, next to the
-//! variant specs; material values come from the spec itself (`KindInfo::value`/`hand_value`).
+//! Evaluation parameters as data: one TOML file per built-in variant, its folder's
+//! `engine/variants/<name>/hce.toml`, beside its spec; material values come from the spec itself
+//! (`KindInfo::value`/`hand_value`).
 
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 
-/// Parameters of the hand-crafted evaluation for one variant (see `params/shinobiplus.toml`).
+/// Parameters of the hand-crafted evaluation for one variant (see `engine/variants/shinobiplus/hce.toml`).
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct EvalParams {
@@ -155,15 +156,14 @@ impl EvalParams {
         }
     }
 
-    /// Built-in parameters by variant name; defaults for variants without a file.
+    /// Built-in parameters by variant name (`engine/variants/<name>/hce.toml`); defaults for a
+    /// variant that is not built in.
     pub fn for_variant(name: &str) -> EvalParams {
-        let text = match name {
-            "shinobiplus" => include_str!("params/shinobiplus.toml"),
-            "shinobi" => include_str!("params/shinobi.toml"),
-            "gorogoroplus" => include_str!("params/gorogoroplus.toml"),
-            "minishogi" => include_str!("params/minishogi.toml"),
-            _ => return EvalParams::default(),
-        };
-        EvalParams::parse(text).expect("built-in evaluation parameters parse")
+        match crate::VariantId::from_name(name) {
+            Some(id) => {
+                EvalParams::parse(id.folder().hce).expect("built-in evaluation parameters parse")
+            }
+            None => EvalParams::default(),
+        }
     }
 }

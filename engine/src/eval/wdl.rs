@@ -17,7 +17,7 @@
 //! then `a` tends to 0): +100 cp means a score of 0.75 in every variant.
 //!
 //! The fitted files: `engine/nets/<variant>.wdl.toml` for each shipped net (keyed by the net's
-//! run id: a replaced net without a new fit gets none) and `engine/src/eval/params/<variant>.wdl.toml`
+//! run id: a replaced net without a new fit gets none) and `engine/variants/<variant>/hce.wdl.toml`
 //! for the hand-crafted evaluation with its built-in parameters.
 
 use crate::search::MATE_BOUND;
@@ -196,41 +196,20 @@ impl WdlFile {
     }
 }
 
-/// The built-in files: (variant, hand-crafted evaluation's, shipped net's).
-const BUILTIN: [(&str, &str, &str); 4] = [
-    (
-        "shinobiplus",
-        include_str!("params/shinobiplus.wdl.toml"),
-        include_str!("../../nets/shinobiplus.wdl.toml"),
-    ),
-    (
-        "shinobi",
-        include_str!("params/shinobi.wdl.toml"),
-        include_str!("../../nets/shinobi.wdl.toml"),
-    ),
-    (
-        "gorogoroplus",
-        include_str!("params/gorogoroplus.wdl.toml"),
-        include_str!("../../nets/gorogoroplus.wdl.toml"),
-    ),
-    (
-        "minishogi",
-        include_str!("params/minishogi.wdl.toml"),
-        include_str!("../../nets/minishogi.wdl.toml"),
-    ),
-];
-
-/// The built-in files, parsed once (a broken one is caught by a test).
-fn parsed() -> &'static [(WdlFile, WdlFile)] {
-    static FILES: OnceLock<Vec<(WdlFile, WdlFile)>> = OnceLock::new();
+/// The built-in files (`engine/variants/<name>/hce.wdl.toml`, `engine/nets/<name>.wdl.toml`),
+/// parsed once (a broken one is caught by a test): (the HCE's, the shipped net's).
+fn parsed() -> &'static [(WdlFile, Option<WdlFile>)] {
+    static FILES: OnceLock<Vec<(WdlFile, Option<WdlFile>)>> = OnceLock::new();
     FILES.get_or_init(|| {
-        BUILTIN
+        crate::VariantId::ALL
             .iter()
-            .map(|(name, hce, net)| {
+            .map(|id| {
+                let f = id.folder();
                 let parse = |t| {
-                    WdlFile::parse(t).unwrap_or_else(|e| panic!("built-in {name} WDL file: {e}"))
+                    WdlFile::parse(t)
+                        .unwrap_or_else(|e| panic!("built-in {} WDL file: {e}", f.name))
                 };
-                (parse(hce), parse(net))
+                (parse(f.hce_wdl), f.net_wdl.map(parse))
             })
             .collect()
     })
@@ -245,7 +224,7 @@ pub fn hce_model(variant: &str) -> Option<&'static WdlModel> {
 pub fn net_model(variant: &str, run_id: &str) -> Option<&'static WdlModel> {
     parsed()
         .iter()
-        .map(|(_, n)| n)
+        .filter_map(|(_, n)| n.as_ref())
         .find(|n| n.variant == variant && n.net_run_id.as_deref() == Some(run_id))
         .map(|n| &n.model)
 }
@@ -256,10 +235,13 @@ mod tests {
 
     #[test]
     fn builtin_files_parse_and_match_their_variant() {
-        for ((h, n), (name, _, _)) in parsed().iter().zip(BUILTIN) {
+        for ((h, n), id) in parsed().iter().zip(crate::VariantId::ALL) {
+            let name = id.name();
             assert_eq!((h.variant.as_str(), h.evaluator.as_str()), (name, "hce"));
-            assert_eq!((n.variant.as_str(), n.evaluator.as_str()), (name, "net"));
-            assert!(n.net_run_id.is_some(), "{name}");
+            if let Some(n) = n {
+                assert_eq!((n.variant.as_str(), n.evaluator.as_str()), (name, "net"));
+                assert!(n.net_run_id.is_some(), "{name}");
+            }
         }
     }
 

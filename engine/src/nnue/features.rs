@@ -230,7 +230,7 @@ mod tests {
     fn perspectives_mirror_in_a_symmetric_position() {
         // Gorogoro+'s start is symmetric under a vertical flip with colours swapped, so
         // White's view and Black's view of it are the same feature set.
-        let v = Variant::builtin(VariantId::GorogoroPlus);
+        let v = Variant::builtin(VariantId::GOROGOROPLUS);
         let pos = Position::startpos(v);
         let mut w = Vec::new();
         let mut b = Vec::new();

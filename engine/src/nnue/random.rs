@@ -69,7 +69,7 @@ mod tests {
 
     #[test]
     fn seeded_valid_and_varied() {
-        let v = Variant::builtin(VariantId::Minishogi);
+        let v = Variant::builtin(VariantId::MINISHOGI);
         let a = random_network(v, 1);
         assert_eq!(a.to_bytes(), random_network(v, 1).to_bytes());
         assert_ne!(a.to_bytes(), random_network(v, 2).to_bytes());

@@ -13,33 +13,18 @@ use crate::variant::{SpecError, Variant, VariantId};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-/// Start positions plus middlegame positions taken from the FSF perft references.
-pub const POSITIONS: &[(&str, &str)] = &[
-    ("shinobiplus", "startpos"),
-    ("shinobiplus", "r3k3/1p1q2br/3ppp2/2p4p/p4P2/HP3PPP/M1PP4/L2K4[] b q - 0 19"),
-    ("shinobiplus", "rnbqk2r/3p2p1/3b3p/1p2pp2/p1PpH1n1/1M4PJ/PP2PP1P/DLFK3C[] b kq - 3 13"),
-    ("shinobiplus", "rnbqk2r/p1ppb3/5ppp/3n4/1p6/P1C1LHDP/1PPPPPP1/3MK3[F] b kq - 0 9"),
-    ("shinobi", "startpos"),
-    ("shinobi", "2bk1b1r/p4p2/3pp2p/3P2n1/1P4Pp/3M4/P1P1PP1P/LH1CKHHL[] b - g3 0 18"),
-    ("shinobi", "rn2q1nr/p2pp1bp/bppJ1kp1/5p2/2LH4/M1P2MD1/PP1PPPPP/LH1CK1HL[] b - - 4 10"),
-    ("shinobi", "rn1bk2r/p2q1p1p/3p2p1/1pp1p2D/1P2bL2/P1HHP1MJ/2PPMPPP/L2CK1HL[] b kq - 2 13"),
-    ("gorogoroplus", "startpos"),
-    ("gorogoroplus", "g1k1s/2g2/spplK/1Pn1N/3G1/+l2GS[Ppps] b - - 3 13"),
-    ("gorogoroplus", "2ggs/slk2/1P2S/pKp2/SG1p1/N2GN[Plp] b - - 1 11"),
-    ("gorogoroplus", "sk2s/g1g1L/3pn/SppPl/N1GGS/2K2[pp] b - - 2 9"),
-    ("minishogi", "startpos"),
-    ("minishogi", "p2Bk/1G1s1/1G2p/1S2b/KR2R[] w - - 1 8"),
-    ("minishogi", "3k1/bb2p/1SG1s/K1g2/R+p2R[] w - - 0 19"),
-    ("minishogi", "1G2k/bP2B/r4/P1sS1/KG2R[] w - - 7 13"),
-];
+/// Every variant's bench positions, (variant, FEN or `startpos`), from each built-in variant's
+/// `engine/variants/<name>/bench.toml`: the start position and middlegame positions taken from
+/// the FSF perft references.
+pub fn positions() -> impl Iterator<Item = (&'static str, &'static str)> {
+    VariantId::ALL
+        .into_iter()
+        .flat_map(|id| id.bench().positions.iter().map(move |f| (id.name(), f.as_str())))
+}
 
-/// Default bench depth per variant.
+/// Default bench depth of a built-in variant (`bench.toml`'s `search_depth`); 15 otherwise.
 pub fn default_depth(name: &str) -> u32 {
-    match name {
-        "shinobiplus" | "shinobi" => 11,
-        "gorogoroplus" => 13,
-        _ => 15,
-    }
+    VariantId::from_name(name).map_or(15, |id| id.bench().search_depth)
 }
 
 fn position(v: &'static Variant, fen: &str) -> Position {
@@ -108,7 +93,7 @@ struct Run {
 fn run_positions(name: &str, v: &'static Variant, d: u32, evaluator: &Evaluator) -> Run {
     let mut nodes = 0u64;
     let watch = Stopwatch::process();
-    for &(_, fen) in POSITIONS.iter().filter(|(n, _)| *n == name) {
+    for (_, fen) in positions().filter(|(n, _)| *n == name) {
         let mut s = Searcher::new(16);
         s.set_evaluator(evaluator.clone());
         let game = Game::new(position(v, fen));

@@ -89,40 +89,35 @@ mod tests {
 
     #[test]
     fn exchanges_on_one_square() {
-        use VariantId::*;
-        let (p, g, s, r) = (
-            value(Minishogi, 'P'),
-            value(Minishogi, 'G'),
-            value(Minishogi, 'S'),
-            value(Minishogi, 'R'),
-        );
+        const M: VariantId = VariantId::MINISHOGI;
+        let (p, g, s, r) = (value(M, 'P'), value(M, 'G'), value(M, 'S'), value(M, 'R'));
         assert!(p < s && s < g && g < r);
         // Undefended pawn taken by the rook: wins a pawn, exactly.
         let fen = "4k/5/2p2/5/K1R2[] w - - 0 1";
-        check(Minishogi, fen, "c1c3", p, true);
-        check(Minishogi, fen, "c1c3", p + 1, false);
+        check(M, fen, "c1c3", p, true);
+        check(M, fen, "c1c3", p + 1, false);
         // The same pawn defended by a gold: rook for pawn loses.
         let fen = "4k/2g2/2p2/5/K1R2[] w - - 0 1";
-        check(Minishogi, fen, "c1c3", 0, false);
-        check(Minishogi, fen, "c1c3", p - r, true);
-        check(Minishogi, fen, "c1c3", p - r + 1, false);
+        check(M, fen, "c1c3", 0, false);
+        check(M, fen, "c1c3", p - r, true);
+        check(M, fen, "c1c3", p - r + 1, false);
         // A drop onto a square the opponent's pawn guards loses the dropped piece...
         let fen = "4k/2p2/5/5/K4[G] w - - 0 1";
-        check(Minishogi, fen, "G@c3", 0, false);
-        check(Minishogi, fen, "G@c3", -g, true);
+        check(M, fen, "G@c3", 0, false);
+        check(M, fen, "G@c3", -g, true);
         // ...unless the square is defended by a cheaper piece of ours: gold for pawn.
         let fen = "4k/2p2/5/2S2/K4[G] w - - 0 1";
-        check(Minishogi, fen, "G@c3", p - g, true);
-        check(Minishogi, fen, "G@c3", p - g + 1, false);
+        check(M, fen, "G@c3", p - g, true);
+        check(M, fen, "G@c3", p - g + 1, false);
         // A quiet move to a safe square is neutral.
-        check(Minishogi, "4k/5/5/5/K1R2[] w - - 0 1", "c1c3", 0, true);
+        check(M, "4k/5/5/5/K1R2[] w - - 0 1", "c1c3", 0, true);
         // The king recaptures an undefended attacker...
         let fen = "4k/4p/5/5/K3R[] w - - 0 1";
-        check(Minishogi, fen, "e1e4", 0, false);
-        check(Minishogi, fen, "e1e4", p - r, true);
+        check(M, fen, "e1e4", 0, false);
+        check(M, fen, "e1e4", p - r, true);
         // ...but not one defended by a piece behind it (an x-ray through the mover).
         let fen = "4k/4p/5/4R/K3R[] w - - 0 1";
-        check(Minishogi, fen, "e2e4", p, true);
-        check(Minishogi, fen, "e2e4", p + 1, false);
+        check(M, fen, "e2e4", p, true);
+        check(M, fen, "e2e4", p + 1, false);
     }
 }

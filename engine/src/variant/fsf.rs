@@ -81,7 +81,7 @@ mod tests {
     use crate::variant::{Variant, VariantId, VariantSpec};
 
     fn minishogi_with(table: &str) -> String {
-        let text = VariantId::Minishogi.spec_text();
+        let text = VariantId::MINISHOGI.spec_text();
         let cut = text.find("[fsf_nnue]").expect("table");
         format!("{}{table}", &text[..cut])
     }

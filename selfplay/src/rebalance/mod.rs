@@ -155,15 +155,9 @@ fn bad(m: String) -> SelfplayError {
     SelfplayError::Config(m)
 }
 
-/// The spec text of a built-in variant (the engine's own files).
+/// The spec text of a built-in variant (the engine's own `engine/variants/<name>/rules.toml`).
 pub fn builtin_spec(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "shinobiplus" => include_str!("../../../engine/variants/shinobiplus.toml"),
-        "shinobi" => include_str!("../../../engine/variants/shinobi.toml"),
-        "gorogoroplus" => include_str!("../../../engine/variants/gorogoroplus.toml"),
-        "minishogi" => include_str!("../../../engine/variants/minishogi.toml"),
-        _ => return None,
-    })
+    kage_engine::VariantId::from_name(name).map(kage_engine::VariantId::spec_text)
 }
 
 impl Search {

@@ -163,7 +163,7 @@ mod tests {
 
     #[test]
     fn expand_adds_one_group_feature_per_board_feature() {
-        let v = Variant::builtin(VariantId::Minishogi);
+        let v = Variant::builtin(VariantId::MINISHOGI);
         let fz = Factoriser::new(v);
         let mut batch = SparseBatch::with_capacity(1);
         let board = features::board_features(v) as u32;

@@ -14,8 +14,7 @@ pub enum FsfNetCommand {
     /// Write the seeded random net of a variant into DIR (named `<variant>-<sha256>.nnue`,
     /// as FSF requires) and print its path.
     Random {
-        /// shinobiplus, shinobi, gorogoroplus, minishogi, or the name in --variant-file.
-        #[arg(long)]
+        #[arg(long, help = format!("{}, or the name in --variant-file", VariantId::names()))]
         variant: Option<String>,
         /// The seed (the same seed gives the same net on every build).
         #[arg(long, default_value_t = 1)]
@@ -65,7 +64,7 @@ fn variant_for(
     bytes: &[u8],
 ) -> Result<&'static Variant> {
     if name.is_some() || custom.is_some() {
-        return Ok(Variant::resolve(name, custom, VariantId::ShinobiPlus)?);
+        return Ok(Variant::resolve(name, custom, VariantId::SHINOBIPLUS)?);
     }
     match fsf::guess_variant(bytes)? {
         Some(id) => Ok(Variant::builtin(id)),
@@ -88,7 +87,7 @@ fn load(
 pub fn run(cmd: FsfNetCommand, custom: Option<&'static Variant>) -> Result<()> {
     match cmd {
         FsfNetCommand::Random { variant, seed, out } => {
-            let v = Variant::resolve(variant.as_deref(), custom, VariantId::ShinobiPlus)?;
+            let v = Variant::resolve(variant.as_deref(), custom, VariantId::SHINOBIPLUS)?;
             let layout = FsfLayout::for_variant(v)?;
             let path = fsf::write_net(&out, &layout, &fsf::random_net(&layout, seed))?;
             println!("{}", path.display());

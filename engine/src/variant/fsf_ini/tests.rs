@@ -212,40 +212,27 @@ fn same_perft(section: &str, id: VariantId, max: usize) {
 }
 
 fn id_spec(id: VariantId) -> &'static str {
-    match id {
-        VariantId::ShinobiPlus => {
-            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/variants/shinobiplus.toml"))
-        }
-        VariantId::Shinobi => {
-            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/variants/shinobi.toml"))
-        }
-        VariantId::GorogoroPlus => {
-            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/variants/gorogoroplus.toml"))
-        }
-        VariantId::Minishogi => {
-            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/variants/minishogi.toml"))
-        }
-    }
+    id.spec_text()
 }
 
 #[test]
 fn shinobiplus_from_fsf_plays_as_kage() {
-    same_perft("shinobiplus", VariantId::ShinobiPlus, 40);
+    same_perft("shinobiplus", VariantId::SHINOBIPLUS, 40);
 }
 
 #[test]
 fn shinobi_from_fsf_plays_as_kage() {
-    same_perft("shinobi", VariantId::Shinobi, 40);
+    same_perft("shinobi", VariantId::SHINOBI, 40);
 }
 
 #[test]
 fn gorogoroplus_from_fsf_plays_as_kage() {
-    same_perft("gorogoroplus", VariantId::GorogoroPlus, 40);
+    same_perft("gorogoroplus", VariantId::GOROGOROPLUS, 40);
 }
 
 #[test]
 fn minishogi_builtin_plays_as_kage() {
-    same_perft("minishogi2", VariantId::Minishogi, 40);
+    same_perft("minishogi2", VariantId::MINISHOGI, 40);
     let f = FsfIniFile::parse("").expect("empty file");
     assert!(f.variant("minishogi").is_ok(), "built-ins are asked for by name");
 }

@@ -11,8 +11,7 @@ use kage_selfplay::config::Openings;
 
 #[derive(Args)]
 pub struct BookArgs {
-    /// Variant: shinobiplus, shinobi, gorogoroplus or minishogi.
-    #[arg(long, required_unless_present = "variant_file")]
+    #[arg(long, required_unless_present = "variant_file", help = crate::cli::builtin_help())]
     pub variant: Option<String>,
     /// A user variant written as a spec file (as `generate --variant-file`).
     #[arg(long, value_name = "FILE")]

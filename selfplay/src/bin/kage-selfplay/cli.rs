@@ -148,11 +148,17 @@ pub enum EvalChoice {
     Hce,
 }
 
+/// `--variant`'s help where a built-in variant is asked for: the ones the binary knows.
+pub fn builtin_help() -> String {
+    format!("Built-in variant: {}", VariantId::names())
+}
+
 #[derive(Args)]
 pub struct GenerateArgs {
-    /// Variant: shinobiplus, shinobi, gorogoroplus, minishogi, or all (the default); with
-    /// --variant-file, only the file's own name.
-    #[arg(long)]
+    #[arg(long, help = format!(
+        "Variant: {}, or all (the default); with --variant-file, only the file's own name",
+        VariantId::names()
+    ))]
     pub variant: Option<String>,
     /// Plays a user variant written as a spec file (TOML, as `kage --variant-file`): its
     /// text goes into the run config, so reports show it as a variant of its own.

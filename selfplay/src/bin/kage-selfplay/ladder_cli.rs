@@ -13,8 +13,7 @@ use crate::cli::{EvalChoice, GameArgs, StepProgressArgs};
 
 #[derive(Args)]
 pub struct LadderArgs {
-    /// Built-in variant (shinobiplus, shinobi, gorogoroplus, minishogi).
-    #[arg(long, required_unless_present = "variant_file")]
+    #[arg(long, required_unless_present = "variant_file", help = crate::cli::builtin_help())]
     pub variant: Option<String>,
     /// A user variant written as a spec file (as `generate --variant-file`).
     #[arg(long, value_name = "FILE")]

@@ -13,8 +13,7 @@ use kage_selfplay::matches::{
 
 #[derive(Args)]
 pub struct MatchArgs {
-    /// Variant: shinobiplus, shinobi, gorogoroplus or minishogi.
-    #[arg(long, required_unless_present = "variant_file")]
+    #[arg(long, required_unless_present = "variant_file", help = crate::cli::builtin_help())]
     pub variant: Option<String>,
     /// A user variant written as a spec file (as `generate --variant-file`); outside engines
     /// must know it under its name.

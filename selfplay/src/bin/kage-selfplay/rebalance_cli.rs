@@ -21,8 +21,12 @@ pub enum FineTuneArg {
 
 #[derive(Args)]
 pub struct RebalanceArgs {
-    /// Built-in base variant (shinobiplus, shinobi, gorogoroplus, minishogi).
-    #[arg(long, conflicts_with = "variant_file", required_unless_present = "variant_file")]
+    #[arg(
+        long,
+        conflicts_with = "variant_file",
+        required_unless_present = "variant_file",
+        help = format!("Built-in base variant: {}", kage_engine::VariantId::names())
+    )]
     pub base: Option<String>,
     /// Base variant as a spec file (TOML, as `kage --variant-file`).
     #[arg(long, value_name = "SPEC")]
@@ -150,8 +154,8 @@ impl RebalanceArgs {
         match rebalance::builtin_spec(name) {
             Some(t) => Ok((name.to_owned(), t.to_owned())),
             None => bail!(
-                "unknown base variant {name:?} (expected shinobiplus, shinobi, gorogoroplus or \
-                 minishogi, or --variant-file SPEC)"
+                "unknown base variant {name:?} (expected one of {}, or --variant-file SPEC)",
+                kage_engine::VariantId::names()
             ),
         }
     }

@@ -25,7 +25,7 @@ pub(crate) enum Command {
     /// Measure training throughput on synthetic data.
     Bench(BenchArgs),
     /// Fit the hand-crafted evaluation's parameters to self-play results (Texel tuning) and
-    /// write them as an evaluation-parameter file (engine/src/eval/params/<variant>.toml).
+    /// write them as an evaluation-parameter file (engine/variants/<variant>/hce.toml).
     Tune(TuneArgs),
 }
 

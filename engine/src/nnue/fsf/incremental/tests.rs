@@ -28,7 +28,7 @@ fn playouts(id: VariantId) {
     let net = network(id, 11);
     for level in Level::available() {
         let mut e = FsfSearchEval::with_level(Arc::clone(&net), v, level);
-        let mut rng = 0x5EED_u64 ^ id as u64;
+        let mut rng = 0x5EED_u64 ^ id.index() as u64;
         let mut next = |n: usize| {
             rng = rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
             (splitmix64(rng) % n as u64) as usize
@@ -67,22 +67,22 @@ fn playouts(id: VariantId) {
 
 #[test]
 fn incremental_equals_reference_minishogi() {
-    playouts(VariantId::Minishogi);
+    playouts(VariantId::MINISHOGI);
 }
 
 #[test]
 fn incremental_equals_reference_gorogoroplus() {
-    playouts(VariantId::GorogoroPlus);
+    playouts(VariantId::GOROGOROPLUS);
 }
 
 #[test]
 fn incremental_equals_reference_shinobi() {
-    playouts(VariantId::Shinobi);
+    playouts(VariantId::SHINOBI);
 }
 
 #[test]
 fn incremental_equals_reference_shinobiplus() {
-    playouts(VariantId::ShinobiPlus);
+    playouts(VariantId::SHINOBIPLUS);
 }
 
 #[test]

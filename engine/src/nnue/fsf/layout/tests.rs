@@ -19,10 +19,10 @@ fn sorted(l: &FsfLayout, pos: &Position, c: Color) -> Vec<u32> {
 #[test]
 fn dims_sizes_and_max_pieces_are_fsfs() {
     let table = [
-        (VariantId::Minishogi, 8, 515, 12_875, 13_738_160, 12),
-        (VariantId::GorogoroPlus, 10, 750, 22_500, 23_902_160, 20),
-        (VariantId::Shinobi, 12, 1_824, 116_736, 123_415_376, 36),
-        (VariantId::ShinobiPlus, 13, 1_984, 126_976, 134_228_816, 32),
+        (VariantId::MINISHOGI, 8, 515, 12_875, 13_738_160, 12),
+        (VariantId::GOROGOROPLUS, 10, 750, 22_500, 23_902_160, 20),
+        (VariantId::SHINOBI, 12, 1_824, 116_736, 123_415_376, 36),
+        (VariantId::SHINOBIPLUS, 13, 1_984, 126_976, 134_228_816, 32),
     ];
     for (id, n, b, dims, bytes, max) in table {
         let (l, _) = layout(id);
@@ -37,7 +37,7 @@ fn dims_sizes_and_max_pieces_are_fsfs() {
 
 #[test]
 fn minishogi_start_features() {
-    let (l, pos) = layout(VariantId::Minishogi);
+    let (l, pos) = layout(VariantId::MINISHOGI);
     let white = [3, 46, 54, 95, 102, 147, 205, 244, 251, 298, 350, 374];
     let black = [2061, 2108, 2110, 2159, 2162, 2207, 2269, 2300, 2313, 2356, 2414, 2430];
     assert_eq!(sorted(&l, &pos, Color::White), white);
@@ -49,7 +49,7 @@ fn minishogi_start_features() {
 
 #[test]
 fn gorogoroplus_start_features() {
-    let (l, pos) = layout(VariantId::GorogoroPlus);
+    let (l, pos) = layout(VariantId::GOROGOROPLUS);
     let both = [
         1620, 1624, 1675, 1679, 1751, 1752, 1753, 1786, 1787, 1788, 1921, 1923, 1976, 1978, 2042,
         2067, 2170, 2180, 2190, 2200,
@@ -63,8 +63,8 @@ fn gorogoroplus_start_features() {
 #[test]
 fn shinobi_pair_start_features() {
     for (id, count, white, black, smallest) in [
-        (VariantId::Shinobi, 36, 285_226, 285_082, 7304),
-        (VariantId::ShinobiPlus, 32, 274_008, 273_280, 7944),
+        (VariantId::SHINOBI, 36, 285_226, 285_082, 7304),
+        (VariantId::SHINOBIPLUS, 32, 274_008, 273_280, 7944),
     ] {
         let (l, pos) = layout(id);
         let (w, b) = (sorted(&l, &pos, Color::White), sorted(&l, &pos, Color::Black));
@@ -78,12 +78,12 @@ fn shinobi_pair_start_features() {
 
 #[test]
 fn promoted_kinds_are_their_promoted_type() {
-    let v = Variant::builtin(VariantId::Minishogi);
+    let v = Variant::builtin(VariantId::MINISHOGI);
     let l = FsfLayout::for_variant(v).expect("layout");
     let ord = |sym: char, promoted| l.piece_ordinal(v.kind_by_symbol(sym, promoted).expect("kind"));
     assert_eq!((ord('P', true), ord('S', true), ord('G', false)), (5, 5, 5));
     assert_eq!((ord('B', true), ord('R', true), ord('K', false)), (6, 3, 7));
-    let v = Variant::builtin(VariantId::Shinobi);
+    let v = Variant::builtin(VariantId::SHINOBI);
     let l = FsfLayout::for_variant(v).expect("layout");
     let ord = |sym: char, promoted| l.piece_ordinal(v.kind_by_symbol(sym, promoted).expect("kind"));
     assert_eq!((ord('P', true), ord('M', true), ord('H', true), ord('L', true)), (10, 2, 1, 3));
