@@ -532,8 +532,15 @@ impl Run {
 /// directory `out` and checks that the step it names wrote a net with the lineage's hash.
 /// Returns the hash.
 pub fn reproduce(lineage: &Path, out: &Path, opts: &Options) -> Result<ContentId> {
-    let l = Lineage::read(lineage)?;
     let bad = |message: &str| bad_file(lineage, message);
+    if let Some(r) = super::lineage::RecordedLineage::read_if_recorded(lineage) {
+        return Err(bad(&format!(
+            "a recorded lineage, not reproducible: {} (the same settings: {})",
+            r.not_reproducible,
+            r.recipe.display()
+        )));
+    }
+    let l = Lineage::read(lineage)?;
     let text =
         l.recipe.as_deref().ok_or_else(|| bad("no recipe (not an installed net's lineage)"))?;
     let want = l.outputs.iter().find(|o| o.role == "net").ok_or_else(|| bad("no net output"))?;

@@ -137,3 +137,49 @@ impl Lineage {
         Lineage::from_toml(&text, path)
     }
 }
+
+/// The lineage beside a shipped net made before the pipeline (by the bash loop it replaced):
+/// the net by content hash and header, the commands that made it in order, and the recipe
+/// that holds the same settings today. Its inputs were not kept, so `pipeline reproduce`
+/// refuses it and says why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordedLineage {
+    /// [`LINEAGE_FORMAT`] when written.
+    pub format: u32,
+    /// Always `recorded`.
+    pub kind: String,
+    /// The net's file name beside this file.
+    pub net: String,
+    /// SHA-256 of the net file.
+    pub sha256: ContentId,
+    /// The run id in the net's header.
+    pub run_id: String,
+    /// The git revision in the net's header (the trainer that made it).
+    pub git_revision: String,
+    /// The pipeline recipe with the same settings, relative to the repository root.
+    pub recipe: PathBuf,
+    /// Why `reproduce` cannot rebuild it.
+    pub not_reproducible: String,
+    /// The steps that made it, first to last.
+    pub steps: Vec<RecordedStep>,
+}
+
+/// One step of a [`RecordedLineage`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordedStep {
+    /// What the step did, with its settings and result.
+    pub what: String,
+    /// The command as it was run.
+    pub command: String,
+}
+
+impl RecordedLineage {
+    /// Reads `path` when it is a recorded lineage; `None` for any other file (a pipeline
+    /// lineage, or one that does not parse: [`Lineage::read`] then says why).
+    pub fn read_if_recorded(path: &Path) -> Option<RecordedLineage> {
+        let text = std::fs::read_to_string(path).ok()?;
+        toml::from_str::<RecordedLineage>(&text).ok().filter(|l| l.kind == "recorded")
+    }
+}

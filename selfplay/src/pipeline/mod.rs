@@ -38,7 +38,7 @@ pub mod state;
 pub use exec::{Options, PipelineError, Run, StepResult, reproduce};
 pub use gate::{Decision, GateError, MatchStatus, MatchSummary, Reason, decide};
 pub use id::ContentId;
-pub use lineage::{FileError, Lineage, LineageFile};
+pub use lineage::{FileError, Lineage, LineageFile, RecordedLineage, RecordedStep};
 pub use plan::{
     Condition, Control, MatchRole, MatchStep, Plan, PlanError, Player, Stage, Step, StepConfig,
     StepKind, plan,
