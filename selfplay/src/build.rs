@@ -118,10 +118,5 @@ pub fn check_run(dir: &Path, allow_rebuild: bool) -> crate::Result<Option<String
              (--allow-rebuild)"
         )));
     }
-    Err(SelfplayError::Config(format!(
-        "{} was begun by another build of kage-selfplay ({what}); resuming would pool games \
-         of two builds: finish it with the build that began it, use another --out, or pass \
-         --allow-rebuild",
-        dir.display()
-    )))
+    Err(crate::ConfigError::OtherBuild { dir: dir.to_path_buf(), what }.into())
 }

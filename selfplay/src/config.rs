@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::config_error::ConfigError;
 use crate::error::SelfplayError;
 
 /// Version of the self-play generation procedure. Bump it whenever a change makes the
@@ -83,18 +84,16 @@ pub struct Adjudication {
 impl Adjudication {
     /// Checks the settings (every command that adjudicates: generate, match, audit).
     pub fn validate(&self) -> Result<(), SelfplayError> {
-        let bad = |m: String| Err(SelfplayError::Config(m));
+        let bad = |e: ConfigError| Err(SelfplayError::Config(e));
         if self.resign_plies > 0 && self.resign_cp <= 0 {
-            return bad(format!(
-                "resign score {} must be positive (at or below 0 every game is a resignation)",
-                self.resign_cp
-            ));
+            return bad(ConfigError::ResignScore(self.resign_cp));
         }
         if self.draw_plies > 0 && self.draw_cp < 0 {
-            return bad(format!("draw score bound {} must not be negative", self.draw_cp));
+            return bad(ConfigError::Negative { setting: "draw score bound", value: self.draw_cp });
         }
         if self.max_plies > u32::from(u16::MAX) {
-            return bad(format!("ply cap {} is above {}", self.max_plies, u16::MAX));
+            let (value, max) = (u64::from(self.max_plies), u64::from(u16::MAX));
+            return bad(ConfigError::Above { setting: "ply cap", value, max });
         }
         Ok(())
     }
@@ -106,20 +105,17 @@ pub fn resolve_variant(
     name: &str,
     spec: Option<&str>,
 ) -> Result<&'static kage_engine::Variant, SelfplayError> {
-    let bad = |m: String| SelfplayError::Config(m);
     let Some(text) = spec else {
-        return kage_engine::Variant::by_name(name).map_err(|e| bad(e.to_string()));
+        return kage_engine::Variant::by_name(name)
+            .map_err(|e| ConfigError::UnknownVariant(e).into());
     };
-    let v = kage_data::variant::from_spec_cached(text)
-        .map_err(|e| bad(format!("variant spec: {e}")))?;
+    let v =
+        kage_data::variant::from_spec_cached(text).map_err(|e| ConfigError::Spec(e.to_string()))?;
     if v.name != name {
-        return Err(bad(format!("the variant spec is named {:?}, not {name:?}", v.name)));
+        return Err(ConfigError::SpecName { spec: v.name.clone(), asked: name.into() }.into());
     }
     if kage_engine::VariantId::from_name(&v.name).is_some() {
-        return Err(bad(format!(
-            "a user variant may not take the built-in name {:?}; rename it",
-            v.name
-        )));
+        return Err(ConfigError::BuiltinName(v.name.clone()).into());
     }
     Ok(v)
 }
@@ -127,10 +123,10 @@ pub fn resolve_variant(
 /// Checks a number of games to play (every command that plays games).
 pub fn check_games(games: u64) -> Result<(), SelfplayError> {
     if games == 0 {
-        return Err(SelfplayError::Config("games must be at least 1".into()));
+        return Err(ConfigError::Zero("games").into());
     }
     if games > MAX_TOML_INT {
-        return Err(SelfplayError::Config(format!("games {games} is above {MAX_TOML_INT}")));
+        return Err(ConfigError::Above { setting: "games", value: games, max: MAX_TOML_INT }.into());
     }
     Ok(())
 }
@@ -144,10 +140,7 @@ pub fn check_variant_name(name: &str) -> Result<(), SelfplayError> {
     if ok {
         return Ok(());
     }
-    Err(SelfplayError::Config(format!(
-        "variant name {name:?} is not a plain name (1 to 64 letters, digits, '_', '-' or '+'; \
-         no '/', '..' or path)"
-    )))
+    Err(ConfigError::NotAName(name.into()).into())
 }
 
 impl Default for Adjudication {
@@ -237,44 +230,47 @@ impl GenConfig {
 
     /// Checks every field; returns the config unchanged when valid.
     pub fn validated(self) -> Result<Self, SelfplayError> {
-        let bad = |m: String| Err(SelfplayError::Config(m));
+        let bad = |e: ConfigError| Err(SelfplayError::Config(e));
+        let above = |setting, value, max| bad(ConfigError::Above { setting, value, max });
+        let outside = |setting, value: u64, (min, max): (i64, i64)| {
+            let value = i64::try_from(value).unwrap_or(i64::MAX);
+            bad(ConfigError::Outside { setting, value, min, max })
+        };
         check_variant_name(&self.variant)?;
         self.variant_def()?;
         check_games(self.games)?;
         // The run file and data file headers are TOML, whose integers are 64-bit signed.
         if self.seed > MAX_TOML_INT {
-            return bad(format!("seed {} is above {MAX_TOML_INT}", self.seed));
+            return above("seed", self.seed, MAX_TOML_INT);
         }
         match self.budget {
-            Budget::Nodes(0) => return bad("nodes must be at least 1".into()),
-            Budget::Nodes(n) if n > MAX_TOML_INT => {
-                return bad(format!("nodes {n} is above {MAX_TOML_INT}"));
-            }
-            Budget::Depth(0) => return bad("depth must be at least 1".into()),
-            Budget::Depth(d) if d > 64 => return bad(format!("depth {d} is above 64")),
+            Budget::Nodes(0) => return bad(ConfigError::Zero("nodes")),
+            Budget::Nodes(n) if n > MAX_TOML_INT => return above("nodes", n, MAX_TOML_INT),
+            Budget::Depth(0) => return bad(ConfigError::Zero("depth")),
+            Budget::Depth(d) if d > 64 => return above("depth", u64::from(d), 64),
             _ => {}
         }
         if !(1..=65536).contains(&self.hash_mb) {
-            return bad(format!("hash {} MiB is outside 1..=65536", self.hash_mb));
+            return outside("hash (MiB)", self.hash_mb as u64, (1, 65536));
         }
         if self.batch_size == 0 || self.batch_size > 1_000_000 {
-            return bad(format!("batch size {} is outside 1..=1000000", self.batch_size));
+            return outside("batch size", self.batch_size, (1, 1_000_000));
         }
         if self.nodes_jitter_pct > 90 {
-            return bad(format!("node jitter {}% is above 90%", self.nodes_jitter_pct));
+            return above("node jitter (%)", u64::from(self.nodes_jitter_pct), 90);
         }
         if self.nodes_jitter_pct > 0 && !matches!(self.budget, Budget::Nodes(_)) {
-            return bad("node jitter needs a node budget".into());
+            return bad(ConfigError::JitterNeedsNodes);
         }
         let o = &self.openings;
         if o.random_plies > 200 {
-            return bad(format!("{} random opening plies is more than 200", o.random_plies));
+            return above("random opening plies", u64::from(o.random_plies), 200);
         }
         if o.mode == OpeningMode::Multipv && !(1..=64).contains(&o.multipv) {
-            return bad(format!("opening multipv {} is outside 1..=64", o.multipv));
+            return outside("opening multipv", u64::from(o.multipv), (1, 64));
         }
         if o.margin_cp < 0 {
-            return bad("opening margin must not be negative".into());
+            return bad(ConfigError::Negative { setting: "opening margin", value: o.margin_cp });
         }
         self.adjudication.validate()?;
         Ok(self)
@@ -329,9 +325,7 @@ impl Shard {
     /// A validated shard.
     pub fn new(index: u32, count: u32) -> Result<Self, SelfplayError> {
         if count == 0 || index >= count {
-            return Err(SelfplayError::Config(format!(
-                "shard {index} of {count} is invalid (need 0 <= shard < shards)"
-            )));
+            return Err(ConfigError::Shard { index, count }.into());
         }
         Ok(Shard { index, count })
     }

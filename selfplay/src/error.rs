@@ -9,7 +9,7 @@ use crate::matches::uci::UciError;
 pub enum SelfplayError {
     /// An invalid setting.
     #[error("invalid config: {0}")]
-    Config(String),
+    Config(#[from] crate::ConfigError),
     /// The run directory was made by a run with another config.
     #[error(
         "{}: this directory holds a run with a different config; use another --out or \

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use kage_data::guard::{claim_dir, owner_of, refuse_overwrite};
 
-use crate::error::{Result, SelfplayError};
+use crate::error::Result;
 
 /// The owner name of self-play run directories.
 pub const GENERATE: &str = "kage-selfplay generate";
@@ -23,11 +23,8 @@ pub fn check_reports(outputs: &[(&str, Option<&Path>)], inputs: &[PathBuf]) -> R
     for (flag, p) in outs {
         if p.as_os_str() != "-" && (p.extension().is_some_and(|x| x == "kdata") || is_data_file(p))
         {
-            return Err(SelfplayError::Config(format!(
-                "{flag} {} names a kage data file; a report goes to a file of its own \
-                 (was the path meant as an input?)",
-                p.display()
-            )));
+            let (flag, path) = (flag.to_string(), p.to_path_buf());
+            return Err(crate::ConfigError::ReportOverData { flag, path }.into());
         }
     }
     Ok(())

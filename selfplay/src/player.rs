@@ -57,17 +57,14 @@ pub fn factory_for(
             // A smaller table would change the games: refuse rather than play other ones.
             let got = p.searcher_mut().hash_mb();
             if got < hash_mb {
-                return Err(SelfplayError::Config(format!(
-                    "cannot allocate {hash_mb} MiB of hash for a worker thread (this machine \
-                     gave {got} MiB); use a smaller --hash or fewer --threads"
-                )));
+                return Err(crate::ConfigError::Hash { asked: hash_mb, got }.into());
             }
             p.searcher_mut().set_evaluator(evaluator.clone());
             Ok(Box::new(p) as Box<dyn Player>)
         }),
         PlayerKind::Greedy => {
             if cfg.net.is_some() {
-                return Err(SelfplayError::Config("the greedy player uses no network".into()));
+                return Err(crate::ConfigError::GreedyNet.into());
             }
             std::sync::Arc::new(|| Ok(Box::new(GreedyPlayer) as Box<dyn Player>))
         }

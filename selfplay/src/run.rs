@@ -207,10 +207,7 @@ pub(crate) fn lock_dir(dir: &Path) -> Result<DirLock> {
             }
         }
     }
-    Err(SelfplayError::Config(format!(
-        "{} is in use by another kage-selfplay run or match; wait for it or use another --out",
-        dir.display()
-    )))
+    Err(crate::ConfigError::InUse(dir.to_path_buf()).into())
 }
 
 /// Tries to take a run directory's lock (20 ms apart) before saying it is in use.

@@ -140,7 +140,7 @@ fn a_crashed_outside_engine_is_restarted_and_replays_its_game() {
     let factory_of = |spec: UciSpec| -> PlayerFactory {
         Arc::new(move || {
             let p = Outside::start(&spec, "minishogi")
-                .map_err(|e| SelfplayError::Config(e.to_string()))?;
+                .map_err(|cause| SelfplayError::PlayerFault { game: 0, cause })?;
             Ok(Box::new(p) as Box<dyn Player>)
         })
     };

@@ -90,7 +90,7 @@ pub struct Report {
 /// Attaches the audits of an `audit --json` file to the groups of the same variant and
 /// settings; returns how many groups got one. A malformed file is an error.
 pub fn attach_audits(report: &mut Report, audit: &serde_json::Value) -> Result<usize> {
-    let bad = || SelfplayError::Config("not an audit report (kage-selfplay audit --json)".into());
+    let bad = || SelfplayError::Config(crate::ConfigError::NotAnAudit);
     let groups = audit.get("groups").and_then(|g| g.as_array()).ok_or_else(bad)?;
     let mut attached = 0;
     for a in groups {

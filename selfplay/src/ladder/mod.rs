@@ -56,7 +56,7 @@ pub struct Rung {
 }
 
 fn bad(m: String) -> SelfplayError {
-    SelfplayError::Config(m)
+    SelfplayError::Config(crate::ConfigError::Study(m))
 }
 
 impl Rung {

@@ -70,7 +70,7 @@ pub struct Report {
 }
 
 fn missing(what: String) -> SelfplayError {
-    SelfplayError::Config(format!("the ladder is not complete: {what}"))
+    SelfplayError::Config(crate::ConfigError::LadderIncomplete(what))
 }
 
 /// The report of a complete ladder.
@@ -93,7 +93,7 @@ pub fn build(l: &Ladder) -> Result<Report> {
         let mut rep = rep.groups.into_iter().next().ok_or_else(|| missing(format!("rung {k}")))?;
         if let Ok(text) = std::fs::read_to_string(l.audit_file(k)) {
             let v: serde_json::Value = serde_json::from_str(&text)
-                .map_err(|e| SelfplayError::Config(format!("audit of rung {k}: {e}")))?;
+                .map_err(|e| crate::ConfigError::Study(format!("audit of rung {k}: {e}")))?;
             let mut one = crate::balance::Report {
                 tool: String::new(),
                 files: 0,

@@ -140,7 +140,7 @@ impl Candidate {
 }
 
 fn bad(m: String) -> SelfplayError {
-    SelfplayError::Config(m)
+    SelfplayError::Config(crate::ConfigError::Study(m))
 }
 
 /// One-line message of a TOML error, with its line.

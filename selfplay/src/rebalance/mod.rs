@@ -152,7 +152,7 @@ pub enum Outcome {
 }
 
 fn bad(m: String) -> SelfplayError {
-    SelfplayError::Config(m)
+    SelfplayError::Config(crate::ConfigError::Study(m))
 }
 
 /// The spec text of a built-in variant (the engine's own `engine/variants/<name>/rules.toml`).

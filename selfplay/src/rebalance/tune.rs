@@ -16,7 +16,7 @@ use crate::player::file_hash;
 use crate::run::run_dir;
 
 fn bad(m: String) -> SelfplayError {
-    SelfplayError::Config(m)
+    SelfplayError::Config(crate::ConfigError::Study(m))
 }
 
 fn tune_dir(s: &Search, r: &Resolved) -> PathBuf {
