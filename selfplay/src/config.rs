@@ -109,8 +109,7 @@ pub fn resolve_variant(
         return kage_engine::Variant::by_name(name)
             .map_err(|e| ConfigError::UnknownVariant(e).into());
     };
-    let v =
-        kage_data::variant::from_spec_cached(text).map_err(|e| ConfigError::Spec(e.to_string()))?;
+    let v = kage_data::variant::from_spec_cached(text).map_err(ConfigError::Spec)?;
     if v.name != name {
         return Err(ConfigError::SpecName { spec: v.name.clone(), asked: name.into() }.into());
     }

@@ -50,7 +50,7 @@ pub enum ConfigError {
     UnknownVariant(kage_engine::variant::SpecError),
     /// A user variant's spec that does not compile.
     #[error("variant spec: {0}")]
-    Spec(String),
+    Spec(kage_data::variant::VariantError),
     /// A user variant's spec named otherwise than asked.
     #[error("the variant spec is named {spec:?}, not {asked:?}")]
     SpecName {

@@ -5,7 +5,8 @@
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 
-/// Parameters of the hand-crafted evaluation for one variant (see `engine/variants/shinobiplus/hce.toml`).
+/// Parameters of the hand-crafted evaluation for one variant (see
+/// `engine/variants/shinobiplus/hce.toml`).
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct EvalParams {

@@ -180,6 +180,8 @@ impl RecordedLineage {
     /// lineage, or one that does not parse: [`Lineage::read`] then says why).
     pub fn read_if_recorded(path: &Path) -> Option<RecordedLineage> {
         let text = std::fs::read_to_string(path).ok()?;
-        toml::from_str::<RecordedLineage>(&text).ok().filter(|l| l.kind == "recorded")
+        toml::from_str::<RecordedLineage>(&text)
+            .ok()
+            .filter(|l| l.kind == "recorded" && l.format == LINEAGE_FORMAT)
     }
 }

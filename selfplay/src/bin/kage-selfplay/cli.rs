@@ -315,10 +315,7 @@ pub fn variant_list(v: &str) -> Result<Vec<String>> {
     }
     match VariantId::from_name(v) {
         Some(id) => Ok(vec![id.name().to_owned()]),
-        None => bail!(
-            "unknown variant {v:?} (expected all or one of {})",
-            VariantId::ALL.map(VariantId::name).join(", ")
-        ),
+        None => bail!("unknown variant {v:?} (expected all or one of {})", VariantId::names()),
     }
 }
 
