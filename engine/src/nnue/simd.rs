@@ -372,11 +372,16 @@ mod x86 {
     pub unsafe fn dots_avx2(act: &[u8], quads: &[i8], out: &mut [i32]) {
         let k = out.len();
         let mut b = 0;
-        // Four registers (32 outputs) per pass over the inputs, then one.
+        // Four registers (32 outputs) per pass over the inputs, then two, then one.
         while b + 32 <= k {
             // SAFETY: the caller's layout, with `b + 32 <= k`.
             unsafe { block_avx2::<4>(act, quads, out, b) };
             b += 32;
+        }
+        if b + 16 <= k {
+            // SAFETY: the caller's layout, with `b + 16 <= k`.
+            unsafe { block_avx2::<2>(act, quads, out, b) };
+            b += 16;
         }
         while b < k {
             // SAFETY: the caller's layout, with `b + 8 <= k` (a multiple of 8).
@@ -413,6 +418,10 @@ mod x86 {
         }
     }
 
+    /// Independent partial sums per output register in the AVX-512 dot products (a VNNI
+    /// multiply-add has a latency of several cycles; one chain would wait on each).
+    const CHAINS: usize = 4;
+
     /// The head's dot products on AVX-512 (16 outputs a register, two registers a pass): one
     /// driver and one block function per instruction set, differing only in how a register
     /// of four-byte products is accumulated (`$madd`).
@@ -444,21 +453,35 @@ mod x86 {
             #[inline]
             unsafe fn $block<const R: usize>(act: &[u8], quads: &[i8], out: &mut [i32], b: usize) {
                 let k = out.len();
-                let mut s = [_mm512_setzero_si512(); R];
-                for q in 0..act.len() / 4 {
-                    // SAFETY: `4 * q + 3 < act.len()`; `4 * (q * k + b + 16 * R) <= quads.len()`.
-                    unsafe {
-                        let $a = _mm512_set1_epi32(quad(act, q));
-                        let row = quads.as_ptr().add(4 * (q * k + b));
-                        for (r, $acc) in s.iter_mut().enumerate() {
-                            let $x = _mm512_loadu_si512(row.add(64 * r).cast());
-                            *$acc = $madd;
+                let nq = act.len() / 4;
+                // `CHAINS` independent sums per register of outputs, over interleaved input
+                // groups, so that consecutive multiply-adds do not wait on each other; the
+                // wrapping sums are added up at the end (same result in any order).
+                let mut s = [[_mm512_setzero_si512(); R]; CHAINS];
+                let mut q = 0;
+                while q < nq {
+                    let chains = CHAINS.min(nq - q);
+                    for (u, sums) in s.iter_mut().enumerate().take(chains) {
+                        // SAFETY: `q + u < nq`, so `4 * (q + u) + 3 < act.len()` and
+                        // `4 * ((q + u) * k + b + 16 * R) <= quads.len()`.
+                        unsafe {
+                            let $a = _mm512_set1_epi32(quad(act, q + u));
+                            let row = quads.as_ptr().add(4 * ((q + u) * k + b));
+                            for (r, $acc) in sums.iter_mut().enumerate() {
+                                let $x = _mm512_loadu_si512(row.add(64 * r).cast());
+                                *$acc = $madd;
+                            }
                         }
                     }
+                    q += chains;
                 }
-                for (r, acc) in s.iter().enumerate() {
+                for r in 0..R {
+                    let mut t = s[0][r];
+                    for sums in &s[1..] {
+                        t = _mm512_add_epi32(t, sums[r]);
+                    }
                     // SAFETY: `b + 16 * r + 16 <= b + 16 * R <= out.len()`.
-                    unsafe { _mm512_storeu_si512(out.as_mut_ptr().add(b + 16 * r).cast(), *acc) };
+                    unsafe { _mm512_storeu_si512(out.as_mut_ptr().add(b + 16 * r).cast(), t) };
                 }
             }
         };
@@ -517,7 +540,18 @@ mod tests {
     fn every_level_equals_the_scalar_reference() {
         let mut rng = Rng(0x1234_5678_9abc_def1);
         let levels = Level::available();
-        let shapes = [(7usize, 8usize), (8, 8), (16, 4), (32, 16), (48, 40), (24, 24), (128, 32)];
+        let shapes = [
+            (7usize, 8usize),
+            (8, 8),
+            (16, 4),
+            (32, 16),
+            (48, 40),
+            (24, 24),
+            (128, 32),
+            (6, 16),
+            (10, 32),
+            (512, 16),
+        ];
         for (h, k) in shapes {
             for round in 0..20 {
                 let nf = 40usize;

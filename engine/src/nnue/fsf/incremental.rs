@@ -5,9 +5,8 @@
 //! for; a refresh adds and removes only the difference). The result equals
 //! [`super::reference::evaluate`] bit for bit (tested on random playouts).
 
-use super::arch::{BUCKETS, CLAMP_MAX, L1, L1_IN, L2, OUTPUT_SCALE, WEIGHT_SCALE_BITS};
+use super::arch::{BUCKETS, CLAMP_MAX, L1, L1_IN, L2, L3, OUTPUT_SCALE, WEIGHT_SCALE_BITS};
 use super::network::{FsfNetwork, to_centipawns};
-use super::reference;
 use crate::nnue::changes::Changes;
 use crate::nnue::simd::{self, Level};
 use crate::position::Position;
@@ -171,7 +170,15 @@ impl FsfSearchEval {
             let sum = stack.l1_bias[o].wrapping_add(dots[o]);
             *h = (sum >> WEIGHT_SCALE_BITS).clamp(0, CLAMP_MAX) as u8;
         }
-        let out = reference::layers_after_l1(stack, &h1);
+        // Layer 2 (16 → 32) by the same dot products; the inputs are in 0..=127 and the
+        // sums far from overflow, so this equals `reference::layers_after_l1` exactly.
+        let mut d2 = [0i32; L3];
+        simd::dots(self.level, &h1, self.net.l2(b), &mut d2);
+        let mut out = stack.out_bias;
+        for ((&d, &bias), &w) in d2.iter().zip(&stack.l2_bias).zip(&stack.out_weights) {
+            let h2 = ((bias + d) >> WEIGHT_SCALE_BITS).clamp(0, CLAMP_MAX);
+            out += h2 * i32::from(w);
+        }
         let (p_us, p_them) = (self.psqt[2 * self.top + us][b], self.psqt[2 * self.top + them][b]);
         ((p_us - p_them) / 2 + out) / OUTPUT_SCALE
     }

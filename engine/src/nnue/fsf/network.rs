@@ -1,7 +1,7 @@
 //! An FSF-format net ready for the search: the checked tensors, the variant's layout and the
-//! first hidden layer's weights prepared for the SIMD dot products.
+//! two hidden layers' weights prepared for the SIMD dot products.
 
-use super::arch::{BUCKETS, L1_IN, L2, PAWN_VALUE};
+use super::arch::{BUCKETS, L1_IN, L2, L3, PAWN_VALUE};
 use super::{FsfError, FsfLayout, FsfNet};
 use crate::nnue::simd::HeadWeights;
 use crate::variant::Variant;
@@ -12,6 +12,7 @@ pub struct FsfNetwork {
     layout: FsfLayout,
     net: FsfNet,
     l1: Vec<HeadWeights>,
+    l2: Vec<HeadWeights>,
 }
 
 impl FsfNetwork {
@@ -21,7 +22,10 @@ impl FsfNetwork {
         let l1 = (0..BUCKETS)
             .map(|b| HeadWeights::new(net.stacks[b].l1_weights.clone(), L1_IN, L2))
             .collect();
-        Ok(FsfNetwork { layout, net, l1 })
+        let l2 = (0..BUCKETS)
+            .map(|b| HeadWeights::new(net.stacks[b].l2_weights.clone(), L2, L3))
+            .collect();
+        Ok(FsfNetwork { layout, net, l1, l2 })
     }
 
     /// Parses a file's bytes for `variant` (every check of [`FsfNet::from_bytes`]).
@@ -44,6 +48,11 @@ impl FsfNetwork {
     /// Stack `b`'s first layer, prepared for [`crate::nnue::simd::dots`].
     pub fn l1(&self, b: usize) -> &HeadWeights {
         &self.l1[b]
+    }
+
+    /// Stack `b`'s second layer, prepared for [`crate::nnue::simd::dots`].
+    pub fn l2(&self, b: usize) -> &HeadWeights {
+        &self.l2[b]
     }
 
     /// Whether the net's layout is `variant`'s (same name, pieces and board).

@@ -1,7 +1,7 @@
 //! The incremental, cached, SIMD evaluation equals the scalar reference from scratch.
 
 use super::*;
-use crate::nnue::fsf::{FsfLayout, random_net};
+use crate::nnue::fsf::{FsfLayout, random_net, reference};
 use crate::util::hash::splitmix64;
 use crate::variant::VariantId;
 
