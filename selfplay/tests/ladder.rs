@@ -165,5 +165,7 @@ fn rungs_are_validated_with_one_line_errors() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("nodes \"x\""), "{err}");
+    // Said once (the refusal is not also the error's source in the `{:#}` chain).
+    assert_eq!(err.matches("is not a count").count(), 1, "{err}");
     assert!(!tmp.path().join("l").exists());
 }
