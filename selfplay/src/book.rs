@@ -17,21 +17,129 @@ use serde::Serialize;
 
 use crate::arena::player::{Ask, Builtin, Player};
 use crate::config::{OpeningMode, Openings};
-use crate::matches::engine::{self, EngineKind, EngineSpec, MoveLimit, Score};
-use crate::matches::openings::{Book as Sampler, OpeningSpec};
+use crate::matches::engine::{self, EngineKind, EngineSpec, EvalError, MoveLimit, Score};
+use crate::matches::openings::Book as Sampler;
+use crate::matches::uci::UciError;
 
 /// Why a book cannot be made.
 #[derive(Debug, thiserror::Error)]
 pub enum BookError {
-    /// A setting that cannot be used.
-    #[error("{0}")]
-    Config(String),
-    /// A judge failed (twice in a row on one position) or reported no score.
-    #[error("{0}")]
-    Judge(String),
+    /// A variant or setting refused by the self-play library (its message as is).
+    #[error(transparent)]
+    Selfplay(#[from] crate::SelfplayError),
+    /// `--count` outside `1..=1000000`.
+    #[error("--count {0} is outside 1..=1000000")]
+    Count(u64),
+    /// `--plies` outside `1..=40`.
+    #[error("--plies {0} is outside 1..=40")]
+    Plies(u32),
+    /// `--margin` outside `0..=10000`.
+    #[error("--margin {0} is outside 0..=10000 cp")]
+    Margin(i32),
+    /// `--multipv` outside `1..=64`.
+    #[error("--multipv {0} is outside 1..=64")]
+    Multipv(u32),
+    /// A negative `--sample-margin` or no `--sample-nodes`.
+    #[error("--sample-margin must be >= 0 and --sample-nodes >= 1")]
+    Sampling {
+        /// The sampling margin (cp).
+        margin_cp: i32,
+        /// The sampling nodes.
+        nodes: u64,
+    },
+    /// Fewer candidates allowed than openings asked for.
+    #[error("--max-candidates {max} is below --count {count}")]
+    MaxCandidates {
+        /// `--max-candidates`.
+        max: u64,
+        /// `--count`.
+        count: u64,
+    },
+    /// A judge node count outside `1..=MAX_TOML_INT`.
+    #[error("judge nodes {0} is outside 1..={max}", max = crate::config::MAX_TOML_INT)]
+    JudgeNodes(u64),
+    /// A judge depth outside `1..=64`.
+    #[error("judge depth {0} is outside 1..=64")]
+    JudgeDepth(u32),
+    /// A judge movetime outside `1..=MAX_MS`.
+    #[error("judge movetime {0} ms is outside 1..={max} ms", max = crate::matches::game::MAX_MS)]
+    JudgeMovetime(u64),
+    /// Two judges whose scores would have one EPD opcode.
+    #[error("two judges named {0:?}: give one name=")]
+    JudgeTwice(String),
+    /// A built-in judge's evaluation that cannot be loaded.
+    #[error("judge {judge:?}: {cause}")]
+    JudgeEval {
+        /// The judge's name.
+        judge: String,
+        /// Why it cannot be loaded (boxed: it is large).
+        cause: Box<EvalError>,
+    },
+    /// A judge that would not start.
+    #[error("judge {judge:?}: {cause}")]
+    JudgeStart {
+        /// The judge's name.
+        judge: String,
+        /// Why it did not start.
+        cause: UciError,
+    },
+    /// A judge that scores the start position as a mate.
+    #[error("judge {judge:?} scores the start position as a mate ({score}): no balanced openings")]
+    MateStart {
+        /// The judge's name.
+        judge: String,
+        /// Its score (search units).
+        score: i32,
+    },
+    /// A judge that failed and could not be restarted.
+    #[error("judge {judge:?}: {cause}")]
+    JudgeRestart {
+        /// The judge's name.
+        judge: String,
+        /// Why the restart failed.
+        cause: UciError,
+    },
+    /// A judge that failed twice in a row on one position.
+    #[error("judge {judge:?} failed twice: {first}; then {then}")]
+    JudgeFailedTwice {
+        /// The judge's name.
+        judge: String,
+        /// The first failure.
+        first: UciError,
+        /// The second.
+        then: UciError,
+    },
+    /// A judge that reported no score.
+    #[error("judge {0:?} reported no score (info ... score cp N)")]
+    NoScore(String),
+    /// A worker thread panicked.
+    #[error("a worker panicked")]
+    WorkerPanicked,
+    /// A worker thread stopped before its candidates were judged.
+    #[error("a worker stopped early")]
+    WorkerStopped,
     /// Not enough openings within the margin.
-    #[error("{0}")]
-    Short(String),
+    #[error(
+        "only {found} of {count} openings found within {margin_cp} cp after {candidates} \
+         candidates ({beyond} beyond the margin, {ended} ended, {repeated} repeated); widen \
+         --margin, raise --max-candidates or lower --count"
+    )]
+    Short {
+        /// Openings found.
+        found: usize,
+        /// Openings asked for.
+        count: u64,
+        /// The margin (cp).
+        margin_cp: i32,
+        /// Candidates judged.
+        candidates: u64,
+        /// Of those, beyond the margin of a judge.
+        beyond: u64,
+        /// Of those, ended within the plies.
+        ended: u64,
+        /// Of those, repeating an earlier opening.
+        repeated: u64,
+    },
 }
 
 /// How long each judge searches a position.
@@ -55,19 +163,14 @@ impl JudgeLimit {
         }
     }
 
-    fn validate(self) -> Result<(), String> {
+    fn validate(self) -> Result<(), BookError> {
         match self {
             JudgeLimit::Nodes(n) if n == 0 || n > crate::config::MAX_TOML_INT => {
-                Err(format!("judge nodes {n} is outside 1..={}", crate::config::MAX_TOML_INT))
+                Err(BookError::JudgeNodes(n))
             }
-            JudgeLimit::Depth(d) if !(1..=64).contains(&d) => {
-                Err(format!("judge depth {d} is outside 1..=64"))
-            }
+            JudgeLimit::Depth(d) if !(1..=64).contains(&d) => Err(BookError::JudgeDepth(d)),
             JudgeLimit::Movetime(ms) if ms == 0 || ms > crate::matches::game::MAX_MS => {
-                Err(format!(
-                    "judge movetime {ms} ms is outside 1..={} ms",
-                    crate::matches::game::MAX_MS
-                ))
+                Err(BookError::JudgeMovetime(ms))
             }
             _ => Ok(()),
         }
@@ -122,36 +225,31 @@ pub fn builtin_judge(hash_mb: usize) -> EngineSpec {
 impl BookConfig {
     /// Checks every setting.
     pub fn validate(&self) -> Result<(), BookError> {
-        let bad = |m: String| Err(BookError::Config(m));
-        crate::config::check_variant_name(&self.variant)
-            .map_err(|e| BookError::Config(e.to_string()))?;
+        crate::config::check_variant_name(&self.variant)?;
         if self.count == 0 || self.count > 1_000_000 {
-            return bad(format!("--count {} is outside 1..=1000000", self.count));
+            return Err(BookError::Count(self.count));
         }
         if !(1..=40).contains(&self.plies) {
-            return bad(format!("--plies {} is outside 1..=40", self.plies));
+            return Err(BookError::Plies(self.plies));
         }
         if !(0..=10_000).contains(&self.margin_cp) {
-            return bad(format!("--margin {} is outside 0..=10000 cp", self.margin_cp));
+            return Err(BookError::Margin(self.margin_cp));
         }
         let s = self.sampling;
         if s.mode == OpeningMode::Multipv && !(1..=64).contains(&s.multipv) {
-            return bad(format!("--multipv {} is outside 1..=64", s.multipv));
+            return Err(BookError::Multipv(s.multipv));
         }
         if s.margin_cp < 0 || self.sample_nodes == 0 {
-            return bad("--sample-margin must be >= 0 and --sample-nodes >= 1".into());
+            return Err(BookError::Sampling { margin_cp: s.margin_cp, nodes: self.sample_nodes });
         }
         if self.max_candidates < self.count {
-            return bad(format!(
-                "--max-candidates {} is below --count {}",
-                self.max_candidates, self.count
-            ));
+            return Err(BookError::MaxCandidates { max: self.max_candidates, count: self.count });
         }
-        self.limit.validate().map_err(BookError::Config)?;
+        self.limit.validate()?;
         let mut names = HashSet::new();
         for j in &self.judges {
             if !names.insert(opcode(&j.name)) {
-                return bad(format!("two judges named {:?}: give one name=", j.name));
+                return Err(BookError::JudgeTwice(j.name.clone()));
             }
         }
         Ok(())
@@ -238,7 +336,7 @@ fn start_panel(ctx: &Ctx) -> Result<Panel, BookError> {
     let mut judges = Vec::new();
     for (spec, eval) in ctx.cfg.judges.iter().zip(&ctx.evaluators) {
         let e = engine::start(spec, &ctx.variant.name, eval)
-            .map_err(|e| BookError::Config(format!("judge {:?}: {e}", spec.name)))?;
+            .map_err(|cause| BookError::JudgeStart { judge: spec.name.clone(), cause })?;
         judges.push(e);
     }
     Ok(Panel { judges, helper: ctx.sampler.helper() })
@@ -259,15 +357,15 @@ fn score(ctx: &Ctx, panel: &mut Panel, i: usize, game: &Game) -> Result<i32, Boo
     let reply = match ask(j) {
         Ok(r) => r,
         Err(first) => {
-            j.restart().map_err(|e| BookError::Judge(format!("judge {name:?}: {e}")))?;
-            ask(j).map_err(|e| {
-                BookError::Judge(format!("judge {name:?} failed twice: {first}; then {e}"))
+            j.restart().map_err(|cause| BookError::JudgeRestart { judge: name.clone(), cause })?;
+            ask(j).map_err(|then| BookError::JudgeFailedTwice {
+                judge: name.clone(),
+                first,
+                then,
             })?
         }
     };
-    let s = reply.score.ok_or_else(|| {
-        BookError::Judge(format!("judge {name:?} reported no score (info ... score cp N)"))
-    })?;
+    let s = reply.score.ok_or_else(|| BookError::NoScore(name.clone()))?;
     // Through `Score`, as the judges' scores always went (a mate as moves).
     let cp = Score::from_search(s).centipawns();
     let first = Game::startpos(ctx.variant).position().side_to_move();
@@ -331,14 +429,14 @@ fn judge_batch(
             });
         }
     });
-    let results = out.into_inner().map_err(|_| BookError::Judge("a worker panicked".into()))?;
+    let results = out.into_inner().map_err(|_| BookError::WorkerPanicked)?;
     // The first error wins; candidates left out after it are not needed.
     let mut verdicts = Vec::with_capacity(n);
     for r in results.into_iter().flatten() {
         verdicts.push(r?);
     }
     if verdicts.len() < n {
-        return Err(BookError::Judge("a worker stopped early".into()));
+        return Err(BookError::WorkerStopped);
     }
     Ok(verdicts)
 }
@@ -346,21 +444,16 @@ fn judge_batch(
 /// Makes the book of `cfg`.
 pub fn make(cfg: &BookConfig) -> Result<BookOutput, BookError> {
     cfg.validate()?;
-    let variant = crate::config::resolve_variant(&cfg.variant, cfg.variant_spec.as_deref())
-        .map_err(|e| BookError::Config(e.to_string()))?;
-    let spec = OpeningSpec::Random {
-        openings: Openings { random_plies: cfg.plies, ..cfg.sampling },
-        nodes: cfg.sample_nodes,
-    };
-    let sampler =
-        Sampler::new(spec, variant, cfg.seed).map_err(|e| BookError::Config(e.to_string()))?;
+    let variant = crate::config::resolve_variant(&cfg.variant, cfg.variant_spec.as_deref())?;
+    let openings = Openings { random_plies: cfg.plies, ..cfg.sampling };
+    let sampler = Sampler::new_random(openings, cfg.sample_nodes, variant, cfg.seed);
     let evaluators = cfg
         .judges
         .iter()
         .map(|j| match &j.kind {
             EngineKind::Builtin { net, params, hce, .. } => {
                 engine::load_evaluator(net.as_ref(), params.as_ref(), *hce, variant)
-                    .map_err(|e| BookError::Config(format!("judge {:?}: {e}", j.name)))
+                    .map_err(|e| BookError::JudgeEval { judge: j.name.clone(), cause: Box::new(e) })
             }
             EngineKind::Uci(_) => Ok(Evaluator::HandCrafted),
         })
@@ -372,10 +465,7 @@ pub fn make(cfg: &BookConfig) -> Result<BookOutput, BookError> {
     for i in 0..cfg.judges.len() {
         let s = score(&ctx, &mut paneles[0], i, &start_game)?;
         if s.abs() >= kage_engine::search::MATE_BOUND {
-            return Err(BookError::Config(format!(
-                "judge {:?} scores the start position as a mate ({s}): no balanced openings",
-                cfg.judges[i].name
-            )));
+            return Err(BookError::MateStart { judge: cfg.judges[i].name.clone(), score: s });
         }
         ctx.start.push(s);
     }
@@ -445,17 +535,15 @@ fn collect(
         }
     }
     if (out.lines.len() as u64) < cfg.count {
-        return Err(BookError::Short(format!(
-            "only {} of {} openings found within {} cp after {} candidates ({} beyond the \
-             margin, {} ended, {} repeated); widen --margin, raise --max-candidates or lower --count",
-            out.lines.len(),
-            cfg.count,
-            cfg.margin_cp,
-            out.candidates,
-            out.rejected_margin.iter().sum::<u64>(),
-            out.rejected_ended,
-            out.duplicates
-        )));
+        return Err(BookError::Short {
+            found: out.lines.len(),
+            count: cfg.count,
+            margin_cp: cfg.margin_cp,
+            candidates: out.candidates,
+            beyond: out.rejected_margin.iter().sum(),
+            ended: out.rejected_ended,
+            repeated: out.duplicates,
+        });
     }
     Ok(out)
 }
@@ -511,4 +599,55 @@ pub fn render(b: &BookOutput) -> String {
         s.push('\n');
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> BookConfig {
+        BookConfig {
+            variant: "minishogi".into(),
+            variant_spec: None,
+            count: 4,
+            plies: 4,
+            margin_cp: 100,
+            sampling: Openings::default(),
+            sample_nodes: 100,
+            limit: JudgeLimit::Nodes(100),
+            judges: vec![builtin_judge(1)],
+            seed: 1,
+            max_candidates: 100,
+            threads: 1,
+            hang: Duration::from_secs(10),
+            progress: None,
+        }
+    }
+
+    #[test]
+    fn refusals_are_typed() {
+        assert!(cfg().validate().is_ok());
+        let e = BookConfig { count: 0, ..cfg() }.validate().unwrap_err();
+        assert!(matches!(e, BookError::Count(0)), "{e:?}");
+        assert_eq!(e.to_string(), "--count 0 is outside 1..=1000000");
+        let e = BookConfig { limit: JudgeLimit::Depth(65), ..cfg() }.validate().unwrap_err();
+        assert!(matches!(e, BookError::JudgeDepth(65)), "{e:?}");
+        let e = BookConfig { max_candidates: 3, ..cfg() }.validate().unwrap_err();
+        assert!(matches!(e, BookError::MaxCandidates { max: 3, count: 4 }), "{e:?}");
+        let e = BookConfig { judges: vec![builtin_judge(1); 2], ..cfg() }.validate().unwrap_err();
+        assert!(matches!(&e, BookError::JudgeTwice(n) if n == "kage"), "{e:?}");
+        let e = BookConfig { variant: "a/b".into(), ..cfg() }.validate().unwrap_err();
+        assert!(matches!(e, BookError::Selfplay(crate::SelfplayError::Config(_))), "{e:?}");
+        // A judge's network that cannot be read: its own case, with the engine's error.
+        let net = Some(std::path::PathBuf::from("missing.nnue"));
+        let judge = EngineSpec {
+            name: "net".into(),
+            kind: EngineKind::Builtin { net, hash_mb: 1, params: None, hce: false, nodes: None },
+        };
+        let e = make(&BookConfig { judges: vec![judge], ..cfg() }).unwrap_err();
+        let BookError::JudgeEval { judge, cause } = &e else { panic!("{e:?}") };
+        assert_eq!(judge, "net");
+        assert!(matches!(**cause, EvalError::ReadNet { .. }), "{e:?}");
+        assert!(e.to_string().starts_with("judge \"net\": cannot read missing.nnue: "), "{e}");
+    }
 }

@@ -127,7 +127,8 @@ pub enum ConfigError {
     /// A ladder whose report is asked for before its steps are done.
     #[error("the ladder is not complete: {0}")]
     LadderIncomplete(String),
-    /// A setting of a rebalance search or ladder (their own checks, in words).
-    #[error("{0}")]
-    Study(String),
+    /// A refusal of a rebalance search or a ladder (their own checks; boxed, as some of
+    /// them are large).
+    #[error(transparent)]
+    Study(Box<crate::study_error::StudyError>),
 }

@@ -8,8 +8,10 @@ use crate::matches::uci::UciError;
 #[derive(Debug, thiserror::Error)]
 pub enum SelfplayError {
     /// An invalid setting.
+    // The refusal is in the message, so it is not also the error's `source()` (which would
+    // print it twice in a `{:#}` chain); `From` is written out below.
     #[error("invalid config: {0}")]
-    Config(#[from] crate::ConfigError),
+    Config(crate::ConfigError),
     /// The run directory was made by a run with another config.
     #[error(
         "{}: this directory holds a run with a different config; use another --out or \
@@ -35,7 +37,7 @@ pub enum SelfplayError {
     Data(#[from] kage_data::DataError),
     /// A position could not be packed for a training record.
     #[error("cannot pack position: {0}")]
-    Compact(#[from] kage_data::CompactError),
+    Compact(kage_data::CompactError),
     /// A file system failure outside the data crate.
     // `cause` is in the message, so it is not also the error's `source()` (which would
     // print it twice in a `{:#}` chain).
@@ -151,6 +153,18 @@ pub enum SelfplayError {
     /// The run was interrupted before it finished.
     #[error("interrupted")]
     Interrupted,
+}
+
+impl From<crate::ConfigError> for SelfplayError {
+    fn from(e: crate::ConfigError) -> Self {
+        SelfplayError::Config(e)
+    }
+}
+
+impl From<kage_data::CompactError> for SelfplayError {
+    fn from(e: kage_data::CompactError) -> Self {
+        SelfplayError::Compact(e)
+    }
 }
 
 impl SelfplayError {

@@ -42,6 +42,7 @@ pub mod progress;
 pub mod rebalance;
 pub mod run;
 pub mod steps;
+pub mod study_error;
 
 pub use adjudicate::Adjudicator;
 pub use arena::player::{Answer, Ask, Builtin, GreedyPlayer, MoveLimit, Player};
@@ -53,3 +54,4 @@ pub use kage_data::stats::{GameStats, wilson};
 pub use play::{GameOutput, game_rng, play_game};
 pub use player::factory_for;
 pub use run::{GIT_REVISION, RunOptions, RunReport, RunStatus, generate, run_dir};
+pub use study_error::StudyError;

@@ -11,6 +11,7 @@ use std::sync::atomic::AtomicBool;
 use kage_selfplay::config::{Budget, GenConfig, Openings};
 use kage_selfplay::ladder::{Control, Ladder, OPENING_NODES, Outcome, Rung, Settings};
 use kage_selfplay::matches::OpeningSpec;
+use kage_selfplay::{ConfigError, SelfplayError, StudyError};
 
 fn ladder(out: &Path) -> Ladder {
     let t = common::tiny_template(6, 3, Budget::Nodes(1));
@@ -141,6 +142,17 @@ fn rungs_are_validated_with_one_line_errors() {
     assert!(e.contains("two --rung"), "{e}");
     let e = one(&["nodes=10", "nodes=10,name=b"]).validated().unwrap_err().to_string();
     assert!(e.contains("one player"), "{e}");
+    // Each refusal is its own typed case.
+    let study = |e: SelfplayError| match e {
+        SelfplayError::Config(ConfigError::Study(s)) => *s,
+        e => panic!("not a study error: {e}"),
+    };
+    let e = study(Rung::parse("nodes=x").unwrap_err());
+    assert!(matches!(&e, StudyError::RungNodes { value, .. } if value == "x"), "{e:?}");
+    let e = study(one(&["nodes=10"]).validated().unwrap_err());
+    assert!(matches!(e, StudyError::TooFewRungs), "{e:?}");
+    let e = study(one(&["nodes=10", "nodes=10,name=b"]).validated().unwrap_err());
+    assert!(matches!(&e, StudyError::OnePlayer(a, b) if a == "n10" && b == "b"), "{e:?}");
     let exe = env!("CARGO_BIN_EXE_kage-selfplay");
     let tmp = tempfile::tempdir().unwrap();
     let out = Command::new(exe)
@@ -153,5 +165,7 @@ fn rungs_are_validated_with_one_line_errors() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("nodes \"x\""), "{err}");
+    // Said once (the refusal is not also the error's source in the `{:#}` chain).
+    assert_eq!(err.matches("is not a count").count(), 1, "{err}");
     assert!(!tmp.path().join("l").exists());
 }

@@ -12,6 +12,7 @@ use kage_selfplay::config::Budget;
 use kage_selfplay::rebalance::{
     self, Control, FineTune, Outcome, Search, Settings, builtin_spec, candidates,
 };
+use kage_selfplay::{ConfigError, SelfplayError, StudyError};
 
 const CANDIDATES: &str = r#"
 [[candidate]]
@@ -145,6 +146,29 @@ fn candidates_parser_refuses_unknown_keys_by_name() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("title"), "{e}");
+    // The refusals are typed: a bad hand change names its candidate, key and value.
+    let e = candidates::parse("[[candidate]]\nname = \"x\"\nhand_add = \"P1\"\n", "c.toml")
+        .unwrap_err();
+    let SelfplayError::Config(ConfigError::Study(e)) = e else { panic!("{e}") };
+    assert!(
+        matches!(
+            &*e,
+            StudyError::Candidate {
+                index: 1,
+                cause: candidates::CandidateError::Letters { key: "hand_add", value, .. },
+                ..
+            } if value == "P1"
+        ),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "c.toml: candidate 1: \"x\": hand_add \"P1\" must be piece letters (upper case: White's hand)"
+    );
+    let e = candidates::parse("[[candidate]]\nname = \"x\"\n[[candidate]]\nname = \"x\"\n", "c")
+        .unwrap_err();
+    let SelfplayError::Config(ConfigError::Study(e)) = e else { panic!("{e}") };
+    assert!(matches!(&*e, StudyError::CandidateTwice { name, .. } if name == "x"), "{e:?}");
     let example = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/shinobiplus_candidates.toml");
     let cands = candidates::read(Path::new(example)).unwrap();
     assert!(cands.len() >= 10);

@@ -49,13 +49,37 @@ pub enum LimitSpec {
 /// The longest time a limit may name (ms): about 11.6 days, far from where clock sums wrap.
 pub const MAX_MS: u64 = 1_000_000_000;
 
+/// Why a [`LimitSpec`] is refused.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum LimitError {
+    /// A node count outside `1..=MAX_TOML_INT`.
+    #[error("nodes {0} is outside 1..={max}", max = crate::config::MAX_TOML_INT)]
+    Nodes(u64),
+    /// A node jitter (a fraction) outside `0..=0.9`.
+    #[error("node jitter {pct}% is outside 0..=90%", pct = .0 * 100.0)]
+    Jitter(f64),
+    /// A depth outside `1..=64`.
+    #[error("depth {0} is outside 1..=64")]
+    Depth(u32),
+    /// A time outside `min..=MAX_MS`.
+    #[error("{what} {value} ms is outside {min}..={MAX_MS} ms")]
+    Time {
+        /// Which time (`movetime`, `clock base time`, ...).
+        what: &'static str,
+        /// The time given (ms).
+        value: u64,
+        /// The least it may be (ms).
+        min: u64,
+    },
+}
+
 impl LimitSpec {
     /// Checks the limit: at least one node, ply or millisecond; jitter within 0..=0.9 (a
     /// fraction); times at most [`MAX_MS`].
-    pub fn validate(&self) -> Result<(), String> {
-        let ms = |what: &str, v: u64, min: u64| {
-            if v < min || v > MAX_MS {
-                Err(format!("{what} {v} ms is outside {min}..={MAX_MS} ms"))
+    pub fn validate(&self) -> Result<(), LimitError> {
+        let ms = |what, value, min| {
+            if value < min || value > MAX_MS {
+                Err(LimitError::Time { what, value, min })
             } else {
                 Ok(())
             }
@@ -63,19 +87,14 @@ impl LimitSpec {
         match *self {
             LimitSpec::Nodes { nodes, jitter } => {
                 if nodes == 0 || nodes > crate::config::MAX_TOML_INT {
-                    return Err(format!(
-                        "nodes {nodes} is outside 1..={}",
-                        crate::config::MAX_TOML_INT
-                    ));
+                    return Err(LimitError::Nodes(nodes));
                 }
                 if !(0.0..=0.9).contains(&jitter) {
-                    return Err(format!("node jitter {}% is outside 0..=90%", jitter * 100.0));
+                    return Err(LimitError::Jitter(jitter));
                 }
                 Ok(())
             }
-            LimitSpec::Depth(d) if !(1..=64).contains(&d) => {
-                Err(format!("depth {d} is outside 1..=64"))
-            }
+            LimitSpec::Depth(d) if !(1..=64).contains(&d) => Err(LimitError::Depth(d)),
             LimitSpec::Depth(_) => Ok(()),
             LimitSpec::Movetime(t) => ms("movetime", t, 1),
             LimitSpec::Clock { time_ms, inc_ms, margin_ms } => {

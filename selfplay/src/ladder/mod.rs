@@ -21,10 +21,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{Budget, GenConfig, NetRef, Shard};
 use crate::error::{Result, SelfplayError};
+use crate::matches::runner::MatchError;
 use crate::matches::{EngineKind, EngineSpec, LimitSpec, MatchConfig, OpeningSpec};
 use crate::run::run_dir;
 pub use crate::steps::Control;
 pub(crate) use crate::steps::write;
+use crate::study_error::StudyError;
 
 /// The owner name of a ladder directory.
 pub const OWNER: &str = "kage-selfplay ladder";
@@ -55,8 +57,13 @@ pub struct Rung {
     pub eval: RungEval,
 }
 
-fn bad(m: String) -> SelfplayError {
-    SelfplayError::Config(crate::ConfigError::Study(m))
+/// A match's error as the ladder's: the library's own errors as they are, the match's own
+/// refusals and failures as [`StudyError::Match`].
+fn match_err(e: MatchError) -> SelfplayError {
+    match e {
+        MatchError::Selfplay(e) => e,
+        e => StudyError::Match(Box::new(e)).into(),
+    }
 }
 
 impl Rung {
@@ -64,20 +71,24 @@ impl Rung {
     /// and hashed here).
     pub fn parse(text: &str) -> Result<Rung> {
         let (mut nodes, mut eval, mut name) = (None, RungEval::Default, None);
+        let rung = || text.to_owned();
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let Some((k, v)) = part.split_once('=') else {
-                return Err(bad(format!("rung {text:?}: {part:?} is not KEY=VALUE")));
+                return Err(StudyError::RungNotKeyValue { rung: rung(), part: part.into() }.into());
             };
             match (k, v) {
                 ("nodes", v) => {
                     let n = v.parse::<u64>().ok().filter(|n| (1..=LIMIT).contains(n));
-                    nodes = Some(n.ok_or_else(|| {
-                        bad(format!("rung {text:?}: nodes {v:?} is not a count in 1..={LIMIT}"))
-                    })?);
+                    nodes =
+                        Some(n.ok_or_else(|| StudyError::RungNodes {
+                            rung: rung(),
+                            value: v.into(),
+                        })?);
                 }
                 ("net", p) => {
-                    let bytes = kage_engine::nnue::read_file(Path::new(p))
-                        .map_err(|e| bad(format!("rung {text:?}: cannot read net {p}: {e}")))?;
+                    let bytes = kage_engine::nnue::read_file(Path::new(p)).map_err(|cause| {
+                        StudyError::RungNet { rung: rung(), path: p.into(), cause }
+                    })?;
                     let hash = crate::player::file_hash(&bytes);
                     eval = RungEval::Net(NetRef { path: p.to_owned(), hash });
                 }
@@ -85,14 +96,11 @@ impl Rung {
                 ("eval", "default") => eval = RungEval::Default,
                 ("name", n) if !n.is_empty() && n.len() <= 64 => name = Some(n.to_owned()),
                 _ => {
-                    return Err(bad(format!(
-                        "rung {text:?}: unknown setting {part:?} (expected nodes=N, net=FILE, \
-                         eval=hce|default, name=NAME)"
-                    )));
+                    return Err(StudyError::RungSetting { rung: rung(), part: part.into() }.into());
                 }
             }
         }
-        let nodes = nodes.ok_or_else(|| bad(format!("rung {text:?} needs nodes=N")))?;
+        let nodes = nodes.ok_or_else(|| StudyError::RungNoNodes(rung()))?;
         let name = name.unwrap_or_else(|| match &eval {
             RungEval::Default => format!("n{nodes}"),
             RungEval::Hce => format!("n{nodes}-hce"),
@@ -141,19 +149,20 @@ impl Settings {
     /// Checks the rungs (two or more, distinct names and players) and the counts.
     pub fn validated(self) -> Result<Settings> {
         if self.rungs.len() < 2 {
-            return Err(bad("a ladder needs two --rung at least".into()));
+            return Err(StudyError::TooFewRungs.into());
         }
         for (i, r) in self.rungs.iter().enumerate() {
             for o in &self.rungs[..i] {
                 if o.name == r.name {
-                    return Err(bad(format!("two rungs are named {:?}", r.name)));
+                    return Err(StudyError::RungTwice(r.name.clone()).into());
                 }
                 if (o.nodes, &o.eval) == (r.nodes, &r.eval) {
-                    return Err(bad(format!("rungs {:?} and {:?} are one player", o.name, r.name)));
+                    let (a, b) = (o.name.clone(), r.name.clone());
+                    return Err(StudyError::OnePlayer(a, b).into());
                 }
             }
             crate::config::check_variant_name(&r.name)
-                .map_err(|_| bad(format!("rung name {:?}: letters, digits, - and _", r.name)))?;
+                .map_err(|_| StudyError::RungName(r.name.clone()))?;
         }
         crate::config::check_games(self.match_games)?;
         let template = self.template.validated()?;
@@ -273,7 +282,7 @@ impl Ladder {
             random_openings: false,
             allow_rebuilt: false,
         };
-        cfg.validated().map_err(|e| bad(e.to_string()))
+        cfg.validated().map_err(match_err)
     }
 
     /// The counts of a complete match `k`, read from its `summary.json`.
@@ -313,7 +322,7 @@ impl Ladder {
             Step::Play(k) => ctl.play(&self.play_config(k)?, self.out.join(self.step_id(step))),
             Step::Match(k) => {
                 let cfg = self.match_config(k, ctl)?;
-                let r = crate::matches::run(&cfg, ctl.stop).map_err(|e| bad(e.to_string()))?;
+                let r = crate::matches::run(&cfg, ctl.stop).map_err(match_err)?;
                 Ok(r.status != crate::matches::MatchStatus::Interrupted)
             }
             Step::Audit(k) => {

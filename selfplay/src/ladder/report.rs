@@ -93,7 +93,7 @@ pub fn build(l: &Ladder) -> Result<Report> {
         let mut rep = rep.groups.into_iter().next().ok_or_else(|| missing(format!("rung {k}")))?;
         if let Ok(text) = std::fs::read_to_string(l.audit_file(k)) {
             let v: serde_json::Value = serde_json::from_str(&text)
-                .map_err(|e| crate::ConfigError::Study(format!("audit of rung {k}: {e}")))?;
+                .map_err(|cause| crate::StudyError::Audit { rung: k, cause })?;
             let mut one = crate::balance::Report {
                 tool: String::new(),
                 files: 0,

@@ -2,12 +2,12 @@
 //! evaluation or a network file), or an outside UCI engine; both are arena players
 //! ([`crate::arena::player::Player`]).
 
-use super::runner::MatchError;
 use std::path::PathBuf;
 
-use kage_engine::eval::{EvalParams, Evaluator};
+use kage_engine::eval::{EvalParams, Evaluator, ParamsError};
+use kage_engine::nnue::NetError;
 use kage_engine::search::{MATE, MATE_BOUND};
-use kage_engine::util::read::{cap, read_text_capped};
+use kage_engine::util::read::{ReadError, cap, read_text_capped};
 use kage_engine::{Color, Variant};
 use serde::{Deserialize, Serialize};
 
@@ -105,6 +105,44 @@ pub struct Reply {
     pub nodes: Option<u64>,
 }
 
+/// Why a built-in player's evaluation cannot be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    /// Both a network and a parameter file.
+    #[error("give net= or params=, not both")]
+    NetAndParams,
+    /// A network and the hand-crafted evaluation.
+    #[error("give net= or eval=hce, not both")]
+    NetAndHce,
+    /// A parameter file that cannot be read.
+    #[error("cannot read {0}")]
+    ReadParams(ReadError),
+    /// A parameter file that does not parse.
+    #[error("{}: {cause}", path.display())]
+    Params {
+        /// The file.
+        path: PathBuf,
+        /// Why it is refused.
+        cause: ParamsError,
+    },
+    /// A network file that cannot be read.
+    #[error("cannot read {}: {cause}", path.display())]
+    ReadNet {
+        /// The file.
+        path: PathBuf,
+        /// Why it cannot be read.
+        cause: NetError,
+    },
+    /// A network that does not load for the variant.
+    #[error("{}: {cause}", path.display())]
+    Net {
+        /// The file.
+        path: PathBuf,
+        /// Why it is refused.
+        cause: NetError,
+    },
+}
+
 /// The evaluation of a built-in player: its network loaded for `variant`, the hand-crafted
 /// one with parameters from a file, or the built-in hand-crafted one.
 pub fn load_evaluator(
@@ -112,31 +150,24 @@ pub fn load_evaluator(
     params: Option<&PathBuf>,
     hce: bool,
     variant: &Variant,
-) -> Result<Evaluator, MatchError> {
-    load_evaluator_msg(net, params, hce, variant).map_err(MatchError::Setup)
-}
-
-fn load_evaluator_msg(
-    net: Option<&PathBuf>,
-    params: Option<&PathBuf>,
-    hce: bool,
-    variant: &Variant,
-) -> Result<Evaluator, String> {
+) -> Result<Evaluator, EvalError> {
     match (net, params) {
-        (Some(_), Some(_)) => Err("give net= or params=, not both".into()),
-        (Some(_), None) if hce => Err("give net= or eval=hce, not both".into()),
+        (Some(_), Some(_)) => Err(EvalError::NetAndParams),
+        (Some(_), None) if hce => Err(EvalError::NetAndHce),
         (None, None) if hce => Ok(Evaluator::HandCrafted),
         (None, None) => Ok(Evaluator::Default),
         (None, Some(p)) => {
-            let text = read_text_capped(p, cap::TEXT, "parameter file")
-                .map_err(|e| format!("cannot read {e}"))?;
-            let params = EvalParams::parse(&text).map_err(|e| format!("{}: {e}", p.display()))?;
+            let text =
+                read_text_capped(p, cap::TEXT, "parameter file").map_err(EvalError::ReadParams)?;
+            let params = EvalParams::parse(&text)
+                .map_err(|cause| EvalError::Params { path: p.clone(), cause })?;
             Ok(Evaluator::HandCraftedWith(std::sync::Arc::new(params)))
         }
         (Some(p), None) => {
             let bytes = kage_engine::nnue::read_file(p)
-                .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-            Evaluator::load_nnue(&bytes, variant).map_err(|e| format!("{}: {e}", p.display()))
+                .map_err(|cause| EvalError::ReadNet { path: p.clone(), cause })?;
+            Evaluator::load_nnue(&bytes, variant)
+                .map_err(|cause| EvalError::Net { path: p.clone(), cause })
         }
     }
 }

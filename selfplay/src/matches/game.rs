@@ -14,7 +14,7 @@ use super::engine::Score;
 use super::openings::Opening;
 use super::uci::UciError;
 use crate::arena::game::{self as arena, AdjudicateAt, Played, Rules, Seats, Start};
-pub use crate::arena::game::{LimitSpec, MAX_MS};
+pub use crate::arena::game::{LimitError, LimitSpec, MAX_MS};
 use crate::arena::player::Player;
 use crate::config::Adjudication;
 

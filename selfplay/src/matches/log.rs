@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::game::GameRecord;
+use crate::SelfplayError;
 use crate::build::Build;
 
 /// One finished game pair.
@@ -34,6 +35,21 @@ pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
     })
 }
 
+/// An engine whose build changed since its match began.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rebuilt {
+    /// The engine's name.
+    pub engine: String,
+    /// What changed, in words ([`Build::changes_from`]).
+    pub changes: String,
+}
+
+impl std::fmt::Display for Rebuilt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "engine {:?} changed since the match began ({})", self.engine, self.changes)
+    }
+}
+
 /// Claims `dir` for the match `identity` played by `builds` (the engines named `names`): a
 /// new directory records both in `match.json`; an existing one must hold the same identity,
 /// and the same builds unless `allow_rebuilt` (then the notes say what changed). A
@@ -45,62 +61,45 @@ pub fn claim(
     names: [&str; 2],
     allow_rebuilt: bool,
 ) -> Result<Vec<String>, MatchError> {
-    claim_msg(dir, identity, builds, names, allow_rebuilt).map_err(MatchError::Output)
-}
-
-fn claim_msg(
-    dir: &Path,
-    identity: &serde_json::Value,
-    builds: &[Build; 2],
-    names: [&str; 2],
-    allow_rebuilt: bool,
-) -> Result<Vec<String>, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir)
+        .map_err(|cause| MatchError::CreateDir { dir: dir.to_path_buf(), cause })?;
     let path = dir.join("match.json");
-    let have = match kage_engine::util::read::read_text_capped(&path, 1 << 24, "match.json") {
-        Ok(text) => text,
-        Err(kage_engine::util::read::ReadError::Io { cause, .. })
-            if cause.kind() == std::io::ErrorKind::NotFound =>
-        {
-            let mut want = identity.clone();
-            want["builds"] = serde_json::to_value(builds).map_err(|e| e.to_string())?;
-            let text = serde_json::to_string_pretty(&want).map_err(|e| e.to_string())? + "\n";
-            write_atomic(&path, &text)
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            return Ok(Vec::new());
-        }
-        Err(e) => return Err(format!("cannot read {e}")),
+    let Some(have) = read_claim(&path)? else {
+        let mut want = identity.clone();
+        want["builds"] = serde_json::to_value(builds).map_err(SelfplayError::Json)?;
+        let text = serde_json::to_string_pretty(&want).map_err(SelfplayError::Json)? + "\n";
+        write_atomic(&path, &text).map_err(|cause| MatchError::WriteClaim { path, cause })?;
+        return Ok(Vec::new());
     };
     let mut have: serde_json::Value = serde_json::from_str(&have).unwrap_or_default();
     let recorded = have.as_object_mut().and_then(|o| o.remove("builds"));
     if &have != identity {
-        return Err(format!(
-            "{} holds another match (its match.json differs: other engines, limits, openings, \
-             seed or variant); use another --out",
-            dir.display()
-        ));
+        return Err(MatchError::OtherMatch(dir.to_path_buf()));
     }
     let Some(recorded) = recorded else { return Ok(Vec::new()) };
     let then: [Build; 2] = serde_json::from_value(recorded)
-        .map_err(|e| format!("{}: damaged builds: {e}", path.display()))?;
-    let changed: Vec<String> = (0..2)
+        .map_err(|cause| MatchError::DamagedBuilds { path: path.clone(), cause })?;
+    let changed: Vec<Rebuilt> = (0..2)
         .filter(|&i| then[i] != builds[i])
-        .map(|i| {
-            format!(
-                "engine {:?} changed since the match began ({})",
-                names[i],
-                builds[i].changes_from(&then[i])
-            )
-        })
+        .map(|i| Rebuilt { engine: names[i].into(), changes: builds[i].changes_from(&then[i]) })
         .collect();
     if changed.is_empty() || allow_rebuilt {
-        return Ok(changed.into_iter().map(|c| c + "; its games pool two builds").collect());
+        return Ok(changed.iter().map(|c| format!("{c}; its games pool two builds")).collect());
     }
-    Err(format!(
-        "{}; resuming would pool games of two builds: use another --out, or pass \
-         --allow-rebuilt-engines",
-        changed.join("; ")
-    ))
+    Err(MatchError::Rebuilt(changed))
+}
+
+/// The text of `match.json`, `None` when there is none yet.
+fn read_claim(path: &Path) -> Result<Option<String>, MatchError> {
+    match kage_engine::util::read::read_text_capped(path, 1 << 24, "match.json") {
+        Ok(text) => Ok(Some(text)),
+        Err(kage_engine::util::read::ReadError::Io { cause, .. })
+            if cause.kind() == std::io::ErrorKind::NotFound =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(MatchError::ReadClaim(e)),
+    }
 }
 
 /// The append-only pair log.
@@ -113,12 +112,8 @@ impl PairLog {
     /// Opens (or creates) `dir/games.jsonl`, returns it with the pairs it holds. A torn last
     /// line (a crash mid-write) is cut off; a damaged line elsewhere is an error.
     pub fn open(dir: &Path) -> Result<(PairLog, BTreeMap<u64, PairLine>), MatchError> {
-        PairLog::open_msg(dir).map_err(MatchError::Output)
-    }
-
-    fn open_msg(dir: &Path) -> Result<(PairLog, BTreeMap<u64, PairLine>), String> {
         let path = dir.join("games.jsonl");
-        let err = |e: std::io::Error| format!("{}: {e}", path.display());
+        let err = |cause| MatchError::Log { path: path.clone(), cause };
         let mut file =
             OpenOptions::new().read(true).append(true).create(true).open(&path).map_err(err)?;
         let mut text = String::new();
@@ -133,8 +128,9 @@ impl PairLog {
             if line.trim().is_empty() {
                 continue;
             }
-            let p: PairLine = serde_json::from_str(line)
-                .map_err(|e| format!("{} line {}: damaged: {e}", path.display(), i + 1))?;
+            let p: PairLine = serde_json::from_str(line).map_err(|cause| {
+                MatchError::DamagedLog { path: path.clone(), line: i + 1, cause }
+            })?;
             pairs.entry(p.pair).or_insert(p);
         }
         Ok((PairLog { path, file }, pairs))
@@ -142,12 +138,12 @@ impl PairLog {
 
     /// Appends one pair and syncs it to disk.
     pub fn append(&mut self, p: &PairLine) -> Result<(), MatchError> {
-        let mut line = serde_json::to_string(p).map_err(crate::SelfplayError::Json)?;
+        let mut line = serde_json::to_string(p).map_err(SelfplayError::Json)?;
         line.push('\n');
         self.file
             .write_all(line.as_bytes())
             .and_then(|_| self.file.sync_data())
-            .map_err(|e| crate::SelfplayError::io(&self.path, "append", e).into())
+            .map_err(|e| SelfplayError::io(&self.path, "append", e).into())
     }
 }
 
@@ -178,7 +174,18 @@ mod tests {
         let c = |id: &serde_json::Value| claim(dir.path(), id, &b, ["a", "b"], false);
         c(&id).unwrap();
         c(&id).unwrap();
-        assert!(c(&serde_json::json!({"variant": "shinobi"})).is_err());
+        let e = c(&serde_json::json!({"variant": "shinobi"})).unwrap_err();
+        assert!(matches!(&e, MatchError::OtherMatch(d) if d == dir.path()), "{e:?}");
+        // The same match by another build: refused, or noted with `allow_rebuilt`.
+        let mut other = b.clone();
+        other[1].id_name = Some("other".into());
+        let e = claim(dir.path(), &id, &other, ["a", "b"], false).unwrap_err();
+        assert!(
+            matches!(&e, MatchError::Rebuilt(r) if r.len() == 1 && r[0].engine == "b"),
+            "{e:?}"
+        );
+        let notes = claim(dir.path(), &id, &other, ["a", "b"], true).unwrap();
+        assert!(notes[0].starts_with("engine \"b\" changed") && notes[0].ends_with("two builds"));
         let (mut log, pairs) = PairLog::open(dir.path()).unwrap();
         assert!(pairs.is_empty());
         let p = PairLine { pair: 3, games: [rec("1-0"), rec("0-1")] };

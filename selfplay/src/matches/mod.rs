@@ -6,9 +6,11 @@
 //! * [`uci`]: the outside-engine process and protocol.
 //! * [`game`]: one refereed game; [`openings`]: where games start.
 //! * [`stats`], [`sprt`]: Elo, intervals, LOS, pentanomial counts, GSPRT.
-//! * [`pgn`], [`log`]: outputs and the resumable pair log; [`runner`]: the match itself.
+//! * [`pgn`], [`log`]: outputs and the resumable pair log; [`runner`]: the match itself;
+//!   [`error`]: why a match cannot run or has to stop.
 
 pub mod engine;
+pub mod error;
 pub mod game;
 pub mod log;
 pub mod openings;
@@ -24,7 +26,8 @@ use std::time::Duration;
 use serde::Serialize;
 
 pub use engine::{EngineKind, EngineSpec};
-pub use game::LimitSpec;
+pub use error::MatchError;
+pub use game::{LimitError, LimitSpec};
 pub use openings::{OpeningSpec, Order};
 pub use runner::{MatchReport, MatchStatus, run};
 pub use sprt::{Model, Sprt};
@@ -127,38 +130,29 @@ impl MatchConfig {
 
     /// Checks every setting (the same checks whichever command builds the config): the
     /// variant, the limit, the game count, the adjudication, the ply cap.
-    pub fn validated(self) -> Result<Self, runner::MatchError> {
-        let bad = |m: String| runner::MatchError::Setup(m);
+    pub fn validated(self) -> Result<Self, MatchError> {
         crate::config::check_variant_name(&self.variant)?;
-        self.limit.validate().map_err(bad)?;
+        self.limit.validate()?;
         crate::config::check_games(self.games)?;
-        self.adjudication.validate().map_err(|e| bad(e.to_string()))?;
+        self.adjudication.validate()?;
         let outside = self.engines.iter().find(|e| matches!(e.kind, EngineKind::Uci(_)));
         if let (Some(e), OpeningSpec::Random { .. }) = (outside, &self.openings)
             && !self.random_openings
         {
-            return Err(bad(format!(
-                "engine {:?} is an outside engine: a match against it needs a balanced opening \
-                 book (--openings FILE, made by `kage-selfplay book`), or --random-openings to \
-                 play random openings anyway",
-                e.name
-            )));
+            return Err(MatchError::OutsideNeedsBook(e.name.clone()));
         }
         for e in &self.engines {
             if let EngineKind::Builtin { nodes: Some(n), .. } = e.kind {
                 if !matches!(self.limit, LimitSpec::Nodes { .. }) {
-                    return Err(bad(format!(
-                        "engine {:?}: nodes= needs a node limit for the match (--nodes)",
-                        e.name
-                    )));
+                    return Err(MatchError::NodesNeedNodeLimit(e.name.clone()));
                 }
                 LimitSpec::Nodes { nodes: n, jitter: 0.0 }
                     .validate()
-                    .map_err(|m| bad(format!("engine {:?}: {m}", e.name)))?;
+                    .map_err(|cause| MatchError::EngineNodes { engine: e.name.clone(), cause })?;
             }
         }
         if self.max_plies == 0 || self.max_plies > u32::from(u16::MAX) {
-            return Err(bad(format!("ply cap {} is outside 1..={}", self.max_plies, u16::MAX)));
+            return Err(MatchError::PlyCap(self.max_plies));
         }
         Ok(self)
     }
@@ -174,5 +168,76 @@ impl MatchConfig {
     /// Pairs to play at most.
     pub fn pairs(&self) -> u64 {
         self.games.div_ceil(2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(out: &std::path::Path) -> MatchConfig {
+        let builtin = |name: &str, net: Option<PathBuf>| EngineSpec {
+            name: name.into(),
+            kind: EngineKind::Builtin { net, hash_mb: 1, params: None, hce: false, nodes: None },
+        };
+        MatchConfig {
+            variant: "minishogi".into(),
+            variant_spec: None,
+            engines: [builtin("a", None), builtin("b", None)],
+            limit: LimitSpec::Nodes { nodes: 10, jitter: 0.0 },
+            openings: OpeningSpec::Random { openings: Default::default(), nodes: 10 },
+            seed: 1,
+            max_plies: 100,
+            adjudication: Default::default(),
+            games: 2,
+            threads: 1,
+            sprt: None,
+            out: out.to_path_buf(),
+            pgn_scores: false,
+            hang: Duration::from_secs(10),
+            max_failures: 3,
+            progress_games: 10,
+            progress_secs: 10.0,
+            quiet: true,
+            random_openings: false,
+            allow_rebuilt: false,
+        }
+    }
+
+    #[test]
+    fn refusals_are_typed() {
+        let dir = tempfile::tempdir().unwrap();
+        let ok = || cfg(&dir.path().join("m"));
+        assert!(ok().validated().is_ok());
+        let e = MatchConfig { max_plies: 0, ..ok() }.validated().unwrap_err();
+        assert!(matches!(e, MatchError::PlyCap(0)), "{e:?}");
+        assert_eq!(e.to_string(), "ply cap 0 is outside 1..=65535");
+        let e = MatchConfig { limit: LimitSpec::Depth(0), ..ok() }.validated().unwrap_err();
+        assert!(matches!(e, MatchError::Limit(LimitError::Depth(0))), "{e:?}");
+        let e = MatchConfig { games: 0, ..ok() }.validated().unwrap_err();
+        assert!(matches!(e, MatchError::Selfplay(crate::SelfplayError::Config(_))), "{e:?}");
+        let mut c = ok();
+        c.engines[1].kind = EngineKind::Uci(UciSpec {
+            cmd: "engine".into(),
+            args: Vec::new(),
+            dir: None,
+            options: Vec::new(),
+        });
+        let e = c.validated().unwrap_err();
+        assert!(matches!(&e, MatchError::OutsideNeedsBook(n) if n == "b"), "{e:?}");
+        // A network that cannot be read is refused before the directory is touched.
+        let mut c = ok();
+        c.engines[0].kind = EngineKind::Builtin {
+            net: Some(dir.path().join("missing.nnue")),
+            hash_mb: 1,
+            params: None,
+            hce: false,
+            nodes: None,
+        };
+        let e = run(&c, &std::sync::atomic::AtomicBool::new(false)).unwrap_err();
+        let MatchError::Eval { engine, part, cause } = &e else { panic!("{e:?}") };
+        assert_eq!((engine.as_str(), *part), ("a", "network"));
+        assert!(matches!(**cause, engine::EvalError::ReadNet { .. }), "{e:?}");
+        assert!(!dir.path().join("m").exists());
     }
 }

@@ -2,10 +2,10 @@
 //! built-in search), or positions from an EPD/FEN file in file or shuffled order. Opening
 //! `k` depends only on (seed, variant, k), so a resumed match replays the same openings.
 
-use super::runner::MatchError;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use kage_engine::{Game, Move, Position, Variant};
+use kage_engine::util::read::ReadError;
+use kage_engine::{FenError, Game, Move, MoveError, Position, Variant};
 use rand::Rng;
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
@@ -86,6 +86,61 @@ impl BookLine {
     }
 }
 
+/// Why an opening file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum OpeningFileError {
+    /// The file cannot be read (or is too large, or not text).
+    #[error("cannot read {0}")]
+    Read(ReadError),
+    /// A line that is not an opening.
+    #[error("{} line {line}: {cause}", path.display())]
+    Line {
+        /// The file.
+        path: PathBuf,
+        /// The line (from 1).
+        line: usize,
+        /// What is wrong with it (boxed: it is large).
+        cause: Box<LineError>,
+    },
+    /// A file without positions.
+    #[error("{}: no positions", .0.display())]
+    Empty(PathBuf),
+}
+
+/// What is wrong with one line of an opening file.
+#[derive(Debug, thiserror::Error)]
+pub enum LineError {
+    /// A FEN that does not parse for the variant.
+    #[error("bad {variant} FEN {fen:?}: {cause}")]
+    Fen {
+        /// The variant's name.
+        variant: String,
+        /// The FEN.
+        fen: String,
+        /// Why it does not parse.
+        cause: FenError,
+    },
+    /// A position where the game is over.
+    #[error("the game is already over in {0:?}")]
+    Over(String),
+    /// A move of the line's `moves` operation that is not legal.
+    #[error("move {mv:?} of its moves: {cause}")]
+    Move {
+        /// The move as written.
+        mv: String,
+        /// Why it is refused.
+        cause: MoveError,
+    },
+    /// `moves` that do not lead to the line's FEN.
+    #[error("its moves lead to {reached:?}, not to its FEN {fen:?}")]
+    Lead {
+        /// The position the moves reach.
+        reached: String,
+        /// The line's FEN (as the engine writes it).
+        fen: String,
+    },
+}
+
 /// Reads an opening file: one FEN per line (blank lines and `#` comments skipped), EPD
 /// operations after `;`. A line with a `moves "M1 M2 ..."` operation (what `kage-selfplay
 /// book` writes) is played from the variant's start position through those moves, which
@@ -94,15 +149,31 @@ impl BookLine {
 pub fn read_book(
     path: &Path,
     variant: &'static Variant,
-) -> Result<(Vec<BookLine>, String), MatchError> {
-    read_book_msg(path, variant).map_err(MatchError::Setup)
+) -> Result<(Vec<BookLine>, String), OpeningFileError> {
+    let text = kage_engine::util::read::read_text_capped(path, CAP, "opening file")
+        .map_err(OpeningFileError::Read)?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let at = |cause| OpeningFileError::Line {
+            path: path.to_path_buf(),
+            line: i + 1,
+            cause: Box::new(cause),
+        };
+        if let Some(l) = book_line(variant, line, i + 1).map_err(at)? {
+            out.push(l);
+        }
+    }
+    if out.is_empty() {
+        return Err(OpeningFileError::Empty(path.to_path_buf()));
+    }
+    Ok((out, crate::player::file_hash(text.as_bytes())))
 }
 
 /// The positions of an opening file (see [`read_book`]) and its hash.
 pub fn read_file(
     path: &Path,
     variant: &'static Variant,
-) -> Result<(Vec<Position>, String), MatchError> {
+) -> Result<(Vec<Position>, String), OpeningFileError> {
     let (lines, hash) = read_book(path, variant)?;
     Ok((lines.into_iter().map(|l| l.opening.end()).collect(), hash))
 }
@@ -124,52 +195,42 @@ fn line_opening(
     variant: &'static Variant,
     pos: Position,
     moves: Option<&str>,
-) -> Result<Opening, String> {
+) -> Result<Opening, LineError> {
     let Some(moves) = moves else { return Ok(Opening { start: pos, moves: Vec::new() }) };
     let mut game = Game::startpos(variant);
     for m in moves.split_whitespace() {
-        game.play_uci(m).map_err(|e| format!("move {m:?} of its moves: {e}"))?;
+        game.play_uci(m).map_err(|cause| LineError::Move { mv: m.into(), cause })?;
     }
     if game.position().to_fen() != pos.to_fen() {
-        return Err(format!(
-            "its moves lead to {:?}, not to its FEN {:?}",
-            game.position().to_fen(),
-            pos.to_fen()
-        ));
+        return Err(LineError::Lead { reached: game.position().to_fen(), fen: pos.to_fen() });
     }
     Ok(Opening { start: Position::startpos(variant), moves: game.moves().to_vec() })
 }
 
-fn read_book_msg(
-    path: &Path,
+/// Line `n` of an opening file: its opening (`None` for a blank line or a comment).
+fn book_line(
     variant: &'static Variant,
-) -> Result<(Vec<BookLine>, String), String> {
-    let text = kage_engine::util::read::read_text_capped(path, CAP, "opening file")
-        .map_err(|e| format!("cannot read {e}"))?;
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let (fen, rest) = line.split_once(';').unwrap_or((line, ""));
-        let fen = fen.trim();
-        if fen.is_empty() || fen.starts_with('#') {
-            continue;
-        }
-        let where_ = || format!("{} line {}", path.display(), i + 1);
-        let pos = Position::from_fen(variant, fen)
-            .map_err(|e| format!("{}: bad {} FEN {fen:?}: {e}", where_(), variant.name))?;
-        let game = Game::new(pos.clone());
-        if pos.legal_moves().is_empty() || game.outcome().is_some() {
-            return Err(format!("{}: the game is already over in {fen:?}", where_()));
-        }
-        let ops = parse_ops(rest);
-        let moves = ops.iter().find(|(k, _)| k == "moves").map(|(_, v)| v.trim_matches('"'));
-        let opening =
-            line_opening(variant, pos, moves).map_err(|e| format!("{}: {e}", where_()))?;
-        out.push(BookLine { opening, ops, line: i + 1 });
+    line: &str,
+    n: usize,
+) -> Result<Option<BookLine>, LineError> {
+    let (fen, rest) = line.split_once(';').unwrap_or((line, ""));
+    let fen = fen.trim();
+    if fen.is_empty() || fen.starts_with('#') {
+        return Ok(None);
     }
-    if out.is_empty() {
-        return Err(format!("{}: no positions", path.display()));
+    let pos = Position::from_fen(variant, fen).map_err(|cause| LineError::Fen {
+        variant: variant.name.to_string(),
+        fen: fen.into(),
+        cause,
+    })?;
+    let game = Game::new(pos.clone());
+    if pos.legal_moves().is_empty() || game.outcome().is_some() {
+        return Err(LineError::Over(fen.into()));
     }
-    Ok((out, crate::player::file_hash(text.as_bytes())))
+    let ops = parse_ops(rest);
+    let moves = ops.iter().find(|(k, _)| k == "moves").map(|(_, v)| v.trim_matches('"'));
+    let opening = line_opening(variant, pos, moves)?;
+    Ok(Some(BookLine { opening, ops, line: n }))
 }
 
 impl Opening {
@@ -189,7 +250,7 @@ impl Book {
         spec: OpeningSpec,
         variant: &'static Variant,
         seed: u64,
-    ) -> Result<Self, MatchError> {
+    ) -> Result<Self, OpeningFileError> {
         let mut lines: Vec<Opening> = match &spec {
             OpeningSpec::Random { .. } => Vec::new(),
             OpeningSpec::File { path, .. } => {
@@ -200,6 +261,16 @@ impl Book {
             lines.shuffle(&mut game_rng(seed, "opening-order", 0));
         }
         Ok(Book { spec, variant, seed, lines })
+    }
+
+    /// The random openings of `openings` (MultiPV ones searched with `nodes` nodes).
+    pub fn new_random(
+        openings: Openings,
+        nodes: u64,
+        variant: &'static Variant,
+        seed: u64,
+    ) -> Self {
+        Book { spec: OpeningSpec::Random { openings, nodes }, variant, seed, lines: Vec::new() }
     }
 
     /// The number of lines of a file book (`None`: random openings).
@@ -333,7 +404,18 @@ mod tests {
         std::fs::write(&p, format!("{start}\nrnbqk/9 w - - 0 1\n")).unwrap();
         let e = read_file(&p, mini()).unwrap_err().to_string();
         assert!(e.contains("line 2") && e.contains("bad minishogi FEN"), "{e}");
+        let e = read_file(&p, mini()).unwrap_err();
+        let bad_fen = matches!(&e, OpeningFileError::Line { line: 2, cause, .. }
+            if matches!(**cause, LineError::Fen { .. }));
+        assert!(bad_fen, "{e:?}");
         let e = read_file(&dir.path().join("none"), mini()).unwrap_err().to_string();
         assert!(e.contains("cannot read"), "{e}");
+        std::fs::write(&p, format!("{start} ; moves \"a1a1\"\n")).unwrap();
+        let e = read_file(&p, mini()).unwrap_err();
+        let bad_move = matches!(&e, OpeningFileError::Line { cause, .. }
+            if matches!(&**cause, LineError::Move { mv, .. } if mv == "a1a1"));
+        assert!(bad_move, "{e:?}");
+        std::fs::write(&p, "# nothing\n").unwrap();
+        assert!(matches!(read_file(&p, mini()), Err(OpeningFileError::Empty(_))));
     }
 }

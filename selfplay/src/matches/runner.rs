@@ -14,56 +14,17 @@ use serde::{Deserialize, Serialize};
 
 use super::MatchConfig;
 use super::engine::{self, EngineKind};
+pub use super::error::MatchError;
 use super::game::{self, GameEnd, GameSettings};
 use super::log::{PairLine, PairLog, claim, write_atomic};
 use super::openings::Book;
 use super::pgn;
 use super::sprt::Verdict;
 use super::stats::{self, Counts, Elo, SprtState};
+use super::uci::UciError;
 use crate::arena::player::Player;
 use crate::arena::schedule::{self, Control, Event, Plan, StopMode, Work};
 use crate::play::game_rng;
-
-/// Why a match could not run or had to stop.
-#[derive(Debug, thiserror::Error)]
-pub enum MatchError {
-    /// Bad input: a variant, engine, network or opening file that cannot be used.
-    #[error("{0}")]
-    Setup(String),
-    /// The match directory could not be used.
-    #[error("{0}")]
-    Output(String),
-    /// An engine kept failing.
-    #[error("{0}")]
-    Engine(String),
-    /// An engine that would not start.
-    #[error("engine {name:?}: {cause}")]
-    Start {
-        /// The engine's name.
-        name: String,
-        /// Why it did not start.
-        cause: super::uci::UciError,
-    },
-    /// SPRT bounds out of order.
-    #[error("SPRT needs elo0 < elo1 (got {elo0}, {elo1})")]
-    SprtBounds {
-        /// The lower bound.
-        elo0: f64,
-        /// The upper bound.
-        elo1: f64,
-    },
-    /// An SPRT error rate outside (0, 0.5).
-    #[error("SPRT {name} must be in (0, 0.5) (got {value})")]
-    SprtRate {
-        /// `alpha` or `beta`.
-        name: &'static str,
-        /// The rate given.
-        value: f64,
-    },
-    /// A setting, file or directory refused by the self-play library (its message as is).
-    #[error(transparent)]
-    Selfplay(#[from] crate::SelfplayError),
-}
 
 /// How a match ended (`status` of its `summary.json`; the pipeline's gate reads it back).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -128,10 +89,11 @@ struct PairDone {
     notes: Vec<String>,
 }
 
-/// A worker's trouble: a fault of engine `engine` (a pair to replay) or a fatal message.
+/// A worker's trouble: a fault of engine `engine` (a pair to replay), or, as a failure, its
+/// restart after one.
 struct Trouble {
-    engine: Option<usize>,
-    error: String,
+    engine: usize,
+    cause: UciError,
 }
 
 struct Shared<'a> {
@@ -176,9 +138,7 @@ fn play_pair(sh: &Shared, seat: &mut Seat, i: usize, halt: &AtomicBool) -> Work<
             GameEnd::Aborted => return Work::Stopped,
             GameEnd::Fault { .. } if halt.load(Ordering::Relaxed) => return Work::Stopped,
             GameEnd::Fault { first, error } => {
-                let k = usize::from(!first);
-                let error = error.to_string();
-                return Work::Fault(Trouble { engine: Some(k), error });
+                return Work::Fault(Trouble { engine: usize::from(!first), cause: error });
             }
         }
     }
@@ -191,13 +151,9 @@ fn play_pair(sh: &Shared, seat: &mut Seat, i: usize, halt: &AtomicBool) -> Work<
 }
 
 /// After a fault: the engine that failed, started afresh.
-fn restart(sh: &Shared, seat: &mut Seat, t: &Trouble) -> Result<(), Trouble> {
-    let Some(k) = t.engine else { return Ok(()) };
-    let name = &sh.cfg.engines[k].name;
-    seat.engines[k].restart().map_err(|e| Trouble {
-        engine: None,
-        error: format!("cannot restart engine {name:?}: {e}"),
-    })
+fn restart(seat: &mut Seat, t: &Trouble) -> Result<(), Trouble> {
+    let k = t.engine;
+    seat.engines[k].restart().map_err(|cause| Trouble { engine: k, cause })
 }
 
 struct Progress {
@@ -253,7 +209,6 @@ fn progress_line(c: &Counts, sprt: Option<&SprtState>, total: u64) -> String {
 pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchError> {
     let t0 = Instant::now();
     let cfg = &cfg.clone().validated()?;
-    let setup = MatchError::Setup;
     let variant = crate::config::resolve_variant(&cfg.variant, cfg.variant_spec.as_deref())?;
     let book = Book::new(cfg.openings.clone(), variant, cfg.seed)?;
     let evals: Vec<Evaluator> = cfg
@@ -261,10 +216,12 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
         .iter()
         .map(|e| match &e.kind {
             EngineKind::Builtin { net, params, hce, .. } => {
-                engine::load_evaluator(net.as_ref(), params.as_ref(), *hce, variant).map_err(|m| {
-                    let what = if params.is_some() { "parameters" } else { "network" };
-                    setup(format!("engine {:?}: {what} {m}", e.name))
-                })
+                engine::load_evaluator(net.as_ref(), params.as_ref(), *hce, variant).map_err(
+                    |cause| {
+                        let part = if params.is_some() { "parameters" } else { "network" };
+                        MatchError::Eval { engine: e.name.clone(), part, cause: Box::new(cause) }
+                    },
+                )
             }
             EngineKind::Uci(_) => Ok(Evaluator::HandCrafted),
         })
@@ -276,7 +233,6 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
     for _ in 0..threads {
         pairings.push(start_pairing(cfg, &evals)?);
     }
-    let out = |m: String| MatchError::Output(m);
     crate::guard::claim_run_dir(&cfg.out, &cfg.out, crate::guard::MATCH)?;
     let _lock = crate::run::lock_dir(&cfg.out)?;
     let builds = pairings[0].each_ref().map(|e| e.build());
@@ -320,7 +276,7 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
     };
     let mut think = Duration::ZERO;
     let (mut failures_in_row, mut faults, mut played) = (0u32, 0u64, 0u64);
-    let mut fatal: Option<String> = None;
+    let mut fatal: Option<MatchError> = None;
     let mut log_error: Option<MatchError> = None;
     let seats: Vec<Seat> =
         pairings.into_iter().map(|engines| Seat { engines, helper: sh.book.helper() }).collect();
@@ -332,26 +288,25 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
         name: "match",
     };
     let work = |seat: &mut Seat, i: usize, halt: &AtomicBool| play_pair(&sh, seat, i, halt);
-    let renew = |seat: &mut Seat, t: &Trouble| restart(&sh, seat, t);
+    let renew = |seat: &mut Seat, t: &Trouble| restart(seat, t);
     let worker_time = schedule::run(&plan, seats, &work, &renew, &mut |ev| match ev {
         Event::Failed(t) => {
-            fatal.get_or_insert(t.error);
+            let engine = cfg.engines[t.engine].name.clone();
+            fatal.get_or_insert(MatchError::Restart { engine, cause: t.cause });
             Control::Halt
         }
         Event::Fault(i, t) => {
-            let (pair, error) = (sh.pending[i], t.error);
-            let engine = &cfg.engines[t.engine.unwrap_or(0)].name;
+            let (pair, engine) = (sh.pending[i], cfg.engines[t.engine].name.clone());
             faults += 1;
             failures_in_row += 1;
             eprintln!(
-                "kage-selfplay: engine {engine:?} failed in pair {pair}: {error}; \
-                 restarted, the pair will be replayed"
+                "kage-selfplay: engine {engine:?} failed in pair {pair}: {}; \
+                 restarted, the pair will be replayed",
+                t.cause
             );
             if failures_in_row >= cfg.max_failures.max(1) {
-                fatal.get_or_insert(format!(
-                    "stopping after {failures_in_row} engine failures in a row \
-                     (last: engine {engine:?}: {error})"
-                ));
+                let count = failures_in_row;
+                fatal.get_or_insert(MatchError::Failures { count, engine, last: t.cause });
                 return Control::Halt;
             }
             Control::Go
@@ -418,10 +373,10 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
         },
         dir: cfg.out.clone(),
     };
-    write_outputs(cfg, &pairs, &report).map_err(out)?;
-    write_game_data(cfg, variant, &pairs).map_err(out)?;
-    if let Some(m) = fatal {
-        return Err(MatchError::Engine(m));
+    write_outputs(cfg, &pairs, &report)?;
+    write_game_data(cfg, variant, &pairs)?;
+    if let Some(e) = fatal {
+        return Err(e);
     }
     Ok(report)
 }
@@ -456,11 +411,12 @@ fn write_game_data(
     cfg: &MatchConfig,
     variant: &'static kage_engine::Variant,
     pairs: &BTreeMap<u64, PairLine>,
-) -> Result<(), String> {
+) -> Result<(), MatchError> {
     use kage_data::{FileHeader, RecordKind, Writer};
     let path = cfg.out.join("games.kdata");
-    let err = |e: kage_data::DataError| format!("{}: {e}", path.display());
-    let identity = serde_json::to_string_pretty(&cfg.identity()).map_err(|e| e.to_string())?;
+    let err = |cause| MatchError::GameData { path: path.clone(), cause };
+    let identity =
+        serde_json::to_string_pretty(&cfg.identity()).map_err(crate::SelfplayError::Json)?;
     let by = crate::run::created_by();
     let header =
         FileHeader::new(RecordKind::Game, &cfg.variant, &identity, crate::GIT_REVISION, &by)
@@ -481,7 +437,7 @@ fn write_outputs(
     cfg: &MatchConfig,
     pairs: &BTreeMap<u64, PairLine>,
     report: &MatchReport,
-) -> Result<(), String> {
+) -> Result<(), MatchError> {
     let date = pgn::today();
     let mut text = String::new();
     for p in pairs.values() {
@@ -490,9 +446,10 @@ fn write_outputs(
             text += &pgn::game(rec, &cfg.variant, &round, &date, cfg.pgn_scores);
         }
     }
-    let path = cfg.out.join("games.pgn");
-    write_atomic(&path, &text).map_err(|e| format!("{}: {e}", path.display()))?;
-    let path = cfg.out.join("summary.json");
-    let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())? + "\n";
-    write_atomic(&path, &json).map_err(|e| format!("{}: {e}", path.display()))
+    let write = |path: PathBuf, text: &str| {
+        write_atomic(&path, text).map_err(|cause| MatchError::Write { path, cause })
+    };
+    write(cfg.out.join("games.pgn"), &text)?;
+    let json = serde_json::to_string_pretty(report).map_err(crate::SelfplayError::Json)? + "\n";
+    write(cfg.out.join("summary.json"), &json)
 }

@@ -37,6 +37,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::SelfplayError;
+use crate::study_error::StudyError;
 
 /// Side that moves first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -139,34 +140,56 @@ impl Candidate {
     }
 }
 
-fn bad(m: String) -> SelfplayError {
-    SelfplayError::Config(crate::ConfigError::Study(m))
+/// Why one candidate of a candidates file is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum CandidateError {
+    /// A name that cannot name a variant and a directory.
+    #[error("name {0:?} must be 1 to 40 ASCII letters, digits, '-' or '_'")]
+    Name(String),
+    /// A hand change that is not piece letters.
+    #[error("{name:?}: {key} {value:?} must be piece letters (upper case: White's hand)")]
+    Letters {
+        /// The candidate.
+        name: String,
+        /// `hand_add` or `hand_remove`.
+        key: &'static str,
+        /// The value given.
+        value: String,
+    },
+    /// A `set` key that is not a spec key path.
+    #[error("{name:?}: set: {path:?} is not a spec key path (nor `name`)")]
+    SetPath {
+        /// The candidate.
+        name: String,
+        /// The path given.
+        path: String,
+    },
 }
 
-/// One-line message of a TOML error, with its line.
-fn toml_error(text: &str, e: &toml::de::Error) -> String {
-    let msg = e.message().trim().replace('\n', " ");
-    match e.span() {
-        Some(span) => {
-            let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
-            format!("line {line}: {msg}")
-        }
-        None => msg,
-    }
+/// The line of a TOML error in `text`, where the parser knows it.
+fn toml_line(text: &str, e: &toml::de::Error) -> Option<usize> {
+    e.span().map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1)
 }
 
 /// Parses a candidates file's text (`what` names it in errors).
 pub fn parse(text: &str, what: &str) -> Result<Vec<Candidate>, SelfplayError> {
-    let raw: RawFile =
-        toml::from_str(text).map_err(|e| bad(format!("{what}: {}", toml_error(text, &e))))?;
+    let raw: RawFile = toml::from_str(text).map_err(|cause| StudyError::CandidatesToml {
+        what: what.into(),
+        line: toml_line(text, &cause),
+        cause,
+    })?;
     if raw.candidate.is_empty() {
-        return Err(bad(format!("{what}: no [[candidate]] tables")));
+        return Err(StudyError::NoCandidates { what: what.into() }.into());
     }
     let mut out: Vec<Candidate> = Vec::new();
     for (i, r) in raw.candidate.into_iter().enumerate() {
-        let c = candidate(r).map_err(|m| bad(format!("{what}: candidate {}: {m}", i + 1)))?;
+        let c = candidate(r).map_err(|cause| StudyError::Candidate {
+            what: what.into(),
+            index: i + 1,
+            cause,
+        })?;
         if out.iter().any(|o| o.name == c.name) {
-            return Err(bad(format!("{what}: two candidates are named {:?}", c.name)));
+            return Err(StudyError::CandidateTwice { what: what.into(), name: c.name }.into());
         }
         out.push(c);
     }
@@ -183,20 +206,19 @@ pub fn read(path: &Path) -> Result<Vec<Candidate>, SelfplayError> {
     parse(&text, &path.display().to_string())
 }
 
-fn letters(s: &str, key: &str) -> Result<Vec<char>, String> {
+fn letters(s: &str, key: &'static str, name: &str) -> Result<Vec<char>, CandidateError> {
     if s.is_empty() || !s.chars().all(|c| c.is_ascii_alphabetic()) {
-        return Err(format!("{key} {s:?} must be piece letters (upper case: White's hand)"));
+        return Err(CandidateError::Letters { name: name.into(), key, value: s.into() });
     }
     Ok(s.chars().collect())
 }
 
-fn candidate(r: RawCandidate) -> Result<Candidate, String> {
+fn candidate(r: RawCandidate) -> Result<Candidate, CandidateError> {
     let name_ok = (1..=40).contains(&r.name.len())
         && r.name.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_".contains(&b));
     if !name_ok {
-        return Err(format!("name {:?} must be 1 to 40 ASCII letters, digits, '-' or '_'", r.name));
+        return Err(CandidateError::Name(r.name));
     }
-    let ctx = |m: String| format!("{:?}: {m}", r.name);
     let mut changes = Vec::new();
     let zones = [
         ("promotion_white", r.promotion_white),
@@ -210,10 +232,10 @@ fn candidate(r: RawCandidate) -> Result<Candidate, String> {
         }
     }
     if let Some(s) = &r.hand_add {
-        changes.extend(letters(s, "hand_add").map_err(ctx)?.into_iter().map(Change::HandAdd));
+        changes.extend(letters(s, "hand_add", &r.name)?.into_iter().map(Change::HandAdd));
     }
     if let Some(s) = &r.hand_remove {
-        let ls = letters(s, "hand_remove").map_err(ctx)?;
+        let ls = letters(s, "hand_remove", &r.name)?;
         changes.extend(ls.into_iter().map(Change::HandRemove));
     }
     if let Some(f) = r.first {
@@ -224,7 +246,7 @@ fn candidate(r: RawCandidate) -> Result<Candidate, String> {
     }
     for (path, value) in r.set.unwrap_or_default() {
         if path.is_empty() || path.split('.').any(str::is_empty) || path == "name" {
-            return Err(ctx(format!("set: {path:?} is not a spec key path (nor `name`)")));
+            return Err(CandidateError::SetPath { name: r.name, path });
         }
         changes.push(Change::Set { path, value });
     }

@@ -25,11 +25,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::balance::stats::GroupReport;
 use crate::config::{Budget, GenConfig, NetRef, Shard};
-use crate::error::{Result, SelfplayError};
+use crate::error::Result;
 use crate::run::run_dir;
 pub use crate::steps::Control;
 use crate::steps::json_err;
 pub(crate) use crate::steps::write;
+use crate::study_error::StudyError;
 pub use candidates::Candidate;
 
 /// The owner name of a rebalance directory.
@@ -149,10 +150,6 @@ pub enum Outcome {
         /// Steps still pending.
         pending: usize,
     },
-}
-
-fn bad(m: String) -> SelfplayError {
-    SelfplayError::Config(crate::ConfigError::Study(m))
 }
 
 /// The spec text of a built-in variant (the engine's own `engine/variants/<name>/rules.toml`).
@@ -397,13 +394,9 @@ impl Search {
     pub fn run_one(&self, id: &str, ctl: &Control) -> Result<bool> {
         let res = self.open()?;
         let state = self.plan(&res);
-        let step =
-            self.parse_step(id).ok_or_else(|| bad(format!("no step {id:?} in this search")))?;
+        let step = self.parse_step(id).ok_or_else(|| StudyError::NoStep(id.into()))?;
         if !state.pending.iter().any(|p| p == id) {
-            return Err(bad(format!(
-                "step {id} is not pending now (pending: {}); it is done or waits for earlier steps",
-                if state.pending.is_empty() { "none".into() } else { state.pending.join(", ") }
-            )));
+            return Err(StudyError::NotPending { id: id.into(), pending: state.pending }.into());
         }
         let done = self.run_step(&res, &step, ctl)?;
         self.write_state(&self.plan(&res))?;

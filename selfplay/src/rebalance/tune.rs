@@ -14,10 +14,7 @@ use crate::config::{NetRef, Shard};
 use crate::error::{Result, SelfplayError};
 use crate::player::file_hash;
 use crate::run::run_dir;
-
-fn bad(m: String) -> SelfplayError {
-    SelfplayError::Config(crate::ConfigError::Study(m))
-}
+use crate::study_error::StudyError;
 
 fn tune_dir(s: &Search, r: &Resolved) -> PathBuf {
     let i = s.candidates.iter().position(|c| c.name == r.cand.name).unwrap_or(0);
@@ -107,9 +104,7 @@ pub fn run(s: &Search, r: &Resolved, ctl: &super::Control) -> Result<bool> {
     }
     let data = run_dir(&dir.join("selfplay"), &r.variant, Shard::WHOLE).join("positions.kdata");
     let train = dir.join("train");
-    let exe = s.kage_train.as_ref().ok_or_else(|| {
-        bad("a fine-tune needs the kage-train program (next to kage-selfplay, or --kage-train PATH)".into())
-    })?;
+    let exe = s.kage_train.as_ref().ok_or(StudyError::NoKageTrain)?;
     let mut cmd = Command::new(exe);
     if train.join("checkpoint.ckpt").exists() {
         cmd.arg("--resume").arg(&train);
@@ -133,15 +128,17 @@ pub fn run(s: &Search, r: &Resolved, ctl: &super::Control) -> Result<bool> {
         }
     }
     cmd.args(["--threads", &ctl.threads.to_string()]);
-    let status = cmd.status().map_err(|e| bad(format!("running {}: {e}", exe.display())))?;
+    let status =
+        cmd.status().map_err(|cause| StudyError::TrainStart { exe: exe.clone(), cause })?;
     if !status.success() {
         if ctl.stop.load(std::sync::atomic::Ordering::SeqCst) {
             return Ok(false);
         }
-        return Err(bad(format!("{} failed ({status}) for {}", exe.display(), r.variant)));
+        let variant = r.variant.clone();
+        return Err(StudyError::TrainFailed { exe: exe.clone(), status, variant }.into());
     }
     if !done(s, r) {
-        return Err(bad(format!("{} wrote no {}", exe.display(), net_path(s, r).display())));
+        return Err(StudyError::TrainNoNet { exe: exe.clone(), net: net_path(s, r) }.into());
     }
     write(&dir.join("done.txt"), "fine-tune complete\n")?;
     Ok(true)

@@ -140,8 +140,7 @@ pub struct TestArgs {
 
 impl TestArgs {
     fn sprt(&self) -> Result<Sprt> {
-        Sprt::new(self.elo0, self.elo1, self.alpha, self.beta, self.model)
-            .map_err(anyhow::Error::msg)
+        Ok(Sprt::new(self.elo0, self.elo1, self.alpha, self.beta, self.model)?)
     }
 }
 
