@@ -73,20 +73,17 @@ pub enum Termination {
 const ADJUDICATION_CODE: u32 = 7;
 
 impl Termination {
-    /// The terminations of self-play (the format's first ones), in report order.
-    pub const SELFPLAY: [Termination; 11] = [
-        Termination::Rule(Reason::Checkmate),
-        Termination::Rule(Reason::Stalemate),
-        Termination::Rule(Reason::Campmate),
-        Termination::Rule(Reason::Repetition),
-        Termination::Rule(Reason::PerpetualCheck),
-        Termination::Rule(Reason::MoveRule),
-        Termination::Rule(Reason::PawnDropMate),
-        Termination::Resign,
-        Termination::AdjudicatedDraw,
-        Termination::PlyLimit,
-        Termination::Other,
-    ];
+    /// The terminations of self-play (the format's first ones, codes 0-9), in report order:
+    /// the first 11 of [`Termination::ALL`].
+    pub const SELFPLAY: [Termination; 11] = {
+        let mut first = [Termination::Other; 11];
+        let mut i = 0;
+        while i < first.len() {
+            first[i] = Termination::ALL[i];
+            i += 1;
+        }
+        first
+    };
 
     /// All terminations, in report order.
     pub const ALL: [Termination; 14] = [
@@ -285,7 +282,9 @@ mod tests {
         // The first format's codes are where they were.
         let codes: Vec<u32> = Termination::ALL.iter().map(|t| t.code()).collect();
         assert_eq!(codes, [0, 1, 2, 3, 4, 5, 6, 7, 7, 8, 9, 10, 11, 12]);
-        assert_eq!(Termination::ALL[..11], Termination::SELFPLAY);
+        // Self-play's terminations are exactly the first format's codes.
+        let selfplay: Vec<u32> = Termination::SELFPLAY.iter().map(|t| t.code()).collect();
+        assert_eq!(selfplay, [0, 1, 2, 3, 4, 5, 6, 7, 7, 8, 9]);
         for t in Termination::ALL {
             let result = match t {
                 Termination::Resign => GameResult::BlackWin,

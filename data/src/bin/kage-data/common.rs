@@ -61,6 +61,23 @@ pub fn compatible(files: &[PathBuf]) -> Result<FileHeader> {
     Ok(first.clone())
 }
 
+/// The checks of a tool that joins several files into one: the output is none of the inputs,
+/// the inputs agree ([`compatible`]), are distinct, share no lineage, and come from one build
+/// unless `allow_mixed`. Returns the output's header, made from the inputs by `tool`.
+pub fn joined_header(
+    out: &Path,
+    files: &[PathBuf],
+    tool: &str,
+    allow_mixed: bool,
+) -> Result<FileHeader> {
+    check_output(out, files)?;
+    let header = compatible(files)?;
+    distinct_inputs(files)?;
+    let lineages = disjoint(files)?;
+    let revision = build_revision(files, allow_mixed)?;
+    made_from(&header, tool, &revision, &lineages)
+}
+
 /// The header of a file `tool` makes from `inputs` (of the common header `h`): written by
 /// the build `revision` ([`build_revision`]), recording the inputs as its sources
 /// ([`kage_data::lineage`]).

@@ -18,10 +18,7 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use kage_data::{GameRecord, PositionRecord, Record, RecordKind, Writer};
 
-use crate::common::{
-    build_revision, check_damage, check_output, compatible, disjoint, distinct_inputs, made_from,
-    open,
-};
+use crate::common::{check_damage, joined_header, open};
 
 pub fn run(
     out: &Path,
@@ -29,12 +26,7 @@ pub fn run(
     allow_damaged: bool,
     allow_mixed_builds: bool,
 ) -> Result<ExitCode> {
-    check_output(out, files)?;
-    let header = compatible(files)?;
-    distinct_inputs(files)?;
-    let lineages = disjoint(files)?;
-    let revision = build_revision(files, allow_mixed_builds)?;
-    let header = made_from(&header, "merge", &revision, &lineages)?;
+    let header = joined_header(out, files, "merge", allow_mixed_builds)?;
     let res = match header.kind() {
         RecordKind::Position => {
             merge::<PositionRecord>(out, files, &header, allow_damaged, |_| None)

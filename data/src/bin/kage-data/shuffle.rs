@@ -15,10 +15,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::common::{
-    build_revision, check_damage, check_output, compatible, disjoint, distinct_inputs, made_from,
-    open,
-};
+use crate::common::{check_damage, joined_header, open};
 
 pub fn run(
     out: &Path,
@@ -28,11 +25,7 @@ pub fn run(
     allow_damaged: bool,
     allow_mixed_builds: bool,
 ) -> Result<ExitCode> {
-    check_output(out, files)?;
-    let header = compatible(files)?;
-    distinct_inputs(files)?;
-    let lineages = disjoint(files)?;
-    let revision = build_revision(files, allow_mixed_builds)?;
+    let header = joined_header(out, files, "shuffle", allow_mixed_builds)?;
     let bytes: u64 = files
         .iter()
         .map(|f| std::fs::metadata(f).map(|m| m.len()).with_context(|| format!("{}", f.display())))
@@ -40,7 +33,6 @@ pub fn run(
     // Decoded records take roughly 2x their encoded size (more for games).
     let budget = memory_mb.max(1) << 20;
     let buckets = (bytes * 2).div_ceil(budget).clamp(1, 4096) as usize;
-    let header = made_from(&header, "shuffle", &revision, &lineages)?;
     let res = match header.kind() {
         RecordKind::Position => {
             shuffle::<PositionRecord>(out, files, &header, seed, buckets, allow_damaged)
