@@ -56,6 +56,23 @@ pub enum ByArg {
     Material,
 }
 
+/// What the commands that join several files into one (`shuffle`, `merge`) take.
+#[derive(clap::Args)]
+struct JoinArgs {
+    /// Output file.
+    #[arg(long)]
+    out: PathBuf,
+    /// Write the output even when an input has damaged chunks (they are dropped).
+    #[arg(long)]
+    allow_damaged: bool,
+    /// Combine files written by different builds (git revisions); refused otherwise.
+    #[arg(long)]
+    allow_mixed_builds: bool,
+    /// Input files (same kind, variant and config).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Counts, result and score histograms per variant.
@@ -75,39 +92,19 @@ enum Cmd {
     },
     /// Shuffles records of compatible files into one file (seeded, bounded memory).
     Shuffle {
-        /// Output file.
-        #[arg(long)]
-        out: PathBuf,
+        #[command(flatten)]
+        join: JoinArgs,
         /// Random seed.
         #[arg(long, default_value_t = 0)]
         seed: u64,
         /// Memory budget for one bucket, in MiB; more input means more buckets.
         #[arg(long, default_value_t = 1024)]
         memory_mb: u64,
-        /// Write the output even when an input has damaged chunks (they are dropped).
-        #[arg(long)]
-        allow_damaged: bool,
-        /// Combine files written by different builds (git revisions); refused otherwise.
-        #[arg(long)]
-        allow_mixed_builds: bool,
-        /// Input files (same kind, variant and config).
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
     },
     /// Joins shard outputs; refuses mismatched configs or duplicates.
     Merge {
-        /// Output file.
-        #[arg(long)]
-        out: PathBuf,
-        /// Write the output even when an input has damaged chunks (they are dropped).
-        #[arg(long)]
-        allow_damaged: bool,
-        /// Combine files written by different builds (git revisions); refused otherwise.
-        #[arg(long)]
-        allow_mixed_builds: bool,
-        /// Input files (same kind, variant and config).
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
+        #[command(flatten)]
+        join: JoinArgs,
     },
     /// Exports records as text (`FEN | score | result`), games as PGN, or positions as
     /// Fairy-Stockfish `.bin` training data (`--format fsf-bin`).
@@ -202,11 +199,11 @@ fn main() -> ExitCode {
     let res = match cli.cmd {
         Cmd::Stats { files } => stats::run(&files),
         Cmd::Validate { files, max_errors } => validate::run(&files, max_errors),
-        Cmd::Shuffle { out, seed, memory_mb, allow_damaged, allow_mixed_builds, files } => {
-            shuffle::run(&out, &files, seed, memory_mb, allow_damaged, allow_mixed_builds)
+        Cmd::Shuffle { join: j, seed, memory_mb } => {
+            shuffle::run(&j.out, &j.files, seed, memory_mb, j.allow_damaged, j.allow_mixed_builds)
         }
-        Cmd::Merge { out, allow_damaged, allow_mixed_builds, files } => {
-            merge::run(&out, &files, allow_damaged, allow_mixed_builds)
+        Cmd::Merge { join: j } => {
+            merge::run(&j.out, &j.files, j.allow_damaged, j.allow_mixed_builds)
         }
         Cmd::Export { text, pgn, format, perspective, scores, out, allow_damaged, files } => {
             let format = match format {
