@@ -251,66 +251,47 @@ mod x86 {
     use super::QA;
     use std::arch::x86_64::*;
 
-    /// # Safety
-    /// AVX2 must be available, `dst.len() == src.len()` a multiple of 16, and every row `f` of
-    /// `add`/`sub` within `weights` (`(f + 1) * dst.len() <= weights.len()`).
-    #[target_feature(enable = "avx2")]
-    pub unsafe fn update_avx2(
-        dst: &mut [i16],
-        src: &[i16],
-        weights: &[i16],
-        add: &[u32],
-        sub: &[u32],
-    ) {
-        let h = dst.len();
-        let w = weights.as_ptr();
-        for c in (0..h).step_by(16) {
-            // SAFETY: `c + 16 <= h` for every chunk, rows lie within `weights` (caller), and
-            // unaligned loads/stores are used.
-            unsafe {
-                let mut v = _mm256_loadu_si256(src.as_ptr().add(c).cast());
-                for &f in add {
-                    let r = _mm256_loadu_si256(w.add(f as usize * h + c).cast());
-                    v = _mm256_add_epi16(v, r);
+    /// The accumulator update `dst = src + rows add - rows sub` on one instruction set: one
+    /// register of `$lanes` i16 at a time, every row added or subtracted before the store.
+    macro_rules! update_fn {
+        ($(#[$doc:meta])* $name:ident, $features:literal, $lanes:literal,
+         $load:ident, $store:ident, $add:ident, $sub:ident) => {
+            $(#[$doc])*
+            #[target_feature(enable = $features)]
+            pub unsafe fn $name(dst: &mut [i16], src: &[i16], w: &[i16], add: &[u32], sub: &[u32]) {
+                let (h, w) = (dst.len(), w.as_ptr());
+                for c in (0..h).step_by($lanes) {
+                    // SAFETY: `c + $lanes <= h` for every chunk (`h` is a multiple of it),
+                    // rows lie within the weights (caller), and unaligned loads/stores are used.
+                    unsafe {
+                        let mut v = $load(src.as_ptr().add(c).cast());
+                        for &f in add {
+                            v = $add(v, $load(w.add(f as usize * h + c).cast()));
+                        }
+                        for &f in sub {
+                            v = $sub(v, $load(w.add(f as usize * h + c).cast()));
+                        }
+                        $store(dst.as_mut_ptr().add(c).cast(), v);
+                    }
                 }
-                for &f in sub {
-                    let r = _mm256_loadu_si256(w.add(f as usize * h + c).cast());
-                    v = _mm256_sub_epi16(v, r);
-                }
-                _mm256_storeu_si256(dst.as_mut_ptr().add(c).cast(), v);
             }
-        }
+        };
     }
 
-    /// # Safety
-    /// As [`update_avx2`], with AVX-512 BW and a multiple of 32.
-    #[target_feature(enable = "avx512f,avx512bw")]
-    pub unsafe fn update_avx512(
-        dst: &mut [i16],
-        src: &[i16],
-        weights: &[i16],
-        add: &[u32],
-        sub: &[u32],
-    ) {
-        let h = dst.len();
-        let w = weights.as_ptr();
-        for c in (0..h).step_by(32) {
-            // SAFETY: `c + 32 <= h` for every chunk, rows lie within `weights` (caller), and
-            // unaligned loads/stores are used.
-            unsafe {
-                let mut v = _mm512_loadu_si512(src.as_ptr().add(c).cast());
-                for &f in add {
-                    let r = _mm512_loadu_si512(w.add(f as usize * h + c).cast());
-                    v = _mm512_add_epi16(v, r);
-                }
-                for &f in sub {
-                    let r = _mm512_loadu_si512(w.add(f as usize * h + c).cast());
-                    v = _mm512_sub_epi16(v, r);
-                }
-                _mm512_storeu_si512(dst.as_mut_ptr().add(c).cast(), v);
-            }
-        }
-    }
+    update_fn!(
+        /// # Safety
+        /// AVX2 must be available, `dst.len() == src.len()` a multiple of 16, and every row
+        /// `f` of `add`/`sub` within `weights` (`(f + 1) * dst.len() <= weights.len()`).
+        update_avx2, "avx2", 16,
+        _mm256_loadu_si256, _mm256_storeu_si256, _mm256_add_epi16, _mm256_sub_epi16
+    );
+
+    update_fn!(
+        /// # Safety
+        /// As [`update_avx2`], with AVX-512 BW and a multiple of 32.
+        update_avx512, "avx512f,avx512bw", 32,
+        _mm512_loadu_si512, _mm512_storeu_si512, _mm512_add_epi16, _mm512_sub_epi16
+    );
 
     /// # Safety
     /// AVX2 must be available; `stm.len() == nstm.len()` a multiple of 16 and
