@@ -281,6 +281,7 @@ impl Ladder {
             quiet: !ctl.progress,
             random_openings: false,
             allow_rebuilt: false,
+            command: Vec::new(),
         };
         cfg.validated().map_err(match_err)
     }

@@ -79,6 +79,9 @@ pub struct MatchConfig {
     /// Resume a match whose engines' builds changed (a rebuilt program, another `id name`):
     /// said on stderr, its games then pool two builds. Off: such a resume is refused.
     pub allow_rebuilt: bool,
+    /// The command line that started the match, recorded in `summary.json` (not part of the
+    /// match's identity); empty from library callers.
+    pub command: Vec<String>,
 }
 
 /// What makes a match the same match on resume (threads, game count, outputs, SPRT bounds
@@ -201,6 +204,7 @@ mod tests {
             quiet: true,
             random_openings: false,
             allow_rebuilt: false,
+            command: Vec::new(),
         }
     }
 

@@ -57,6 +57,9 @@ pub struct MatchReport {
     pub sprt: Option<SprtState>,
     /// Pairs in the log (this run and earlier ones).
     pub pairs: u64,
+    /// Games asked for by the run that wrote this summary (`--games`, rounded up to whole
+    /// pairs; a resume may ask for more).
+    pub games_planned: u64,
     /// Distinct openings those pairs played (positions after the opening moves).
     pub distinct_openings: u64,
     /// Lines of the opening file (`None`: random openings).
@@ -80,6 +83,10 @@ pub struct MatchReport {
     pub overhead: f64,
     /// The match directory.
     pub dir: PathBuf,
+    /// The command line of the run that wrote this summary (`kage-selfplay match ...`);
+    /// empty, and left out of `summary.json`, when a library caller (the ladder) ran it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub command: Vec<String>,
 }
 
 /// A played pair, for the main thread.
@@ -355,6 +362,7 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
         elo: stats::elo(&counts.penta),
         sprt: state,
         pairs: pairs.len() as u64,
+        games_planned: 2 * cfg.pairs(),
         distinct_openings: distinct_openings(variant, &pairs),
         book_lines,
         pairs_played: played,
@@ -372,6 +380,7 @@ pub fn run(cfg: &MatchConfig, stop: &AtomicBool) -> Result<MatchReport, MatchErr
             1.0 - think.as_secs_f64() / worker_time.as_secs_f64()
         },
         dir: cfg.out.clone(),
+        command: cfg.command.clone(),
     };
     write_outputs(cfg, &pairs, &report)?;
     write_game_data(cfg, variant, &pairs)?;

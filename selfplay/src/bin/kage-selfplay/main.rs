@@ -259,7 +259,11 @@ fn run_bench(args: &cli::BenchArgs) -> Result<ExitCode> {
 
 fn run_match(args: &match_cli::MatchArgs) -> Result<ExitCode> {
     use kage_selfplay::matches::{MatchStatus, run, stats};
-    let cfg = args.config()?;
+    let mut cfg = args.config()?;
+    // The command as typed (the program named `kage-selfplay`), for `summary.json`.
+    cfg.command = std::iter::once("kage-selfplay".to_owned())
+        .chain(std::env::args_os().skip(1).map(|a| a.to_string_lossy().into_owned()))
+        .collect();
     let stop = interrupt::install("stopping the match after the current moves")?;
     let r = run(&cfg, &stop)?;
     println!("{} vs {} ({}), {}", r.engines[0], r.engines[1], r.variant, r.dir.display());

@@ -355,6 +355,7 @@ impl MatchArgs {
             quiet: self.quiet,
             allow_rebuilt: self.allow_rebuilt_engines,
             random_openings: self.random_openings,
+            command: Vec::new(),
         };
         Ok(cfg.validated()?)
     }
