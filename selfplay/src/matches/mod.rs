@@ -8,6 +8,8 @@
 //! * [`stats`], [`sprt`]: Elo, intervals, LOS, pentanomial counts, GSPRT.
 //! * [`pgn`], [`log`]: outputs and the resumable pair log; [`runner`]: the match itself;
 //!   [`error`]: why a match cannot run or has to stop.
+//! * [`results`]: committed match results (`summary.json`, `match.json`) as a Markdown
+//!   table, and a document's marked block checked against it (`kage-selfplay results`).
 
 pub mod engine;
 pub mod error;
@@ -15,6 +17,7 @@ pub mod game;
 pub mod log;
 pub mod openings;
 pub mod pgn;
+pub mod results;
 pub mod runner;
 pub mod sprt;
 pub mod stats;
