@@ -51,6 +51,9 @@ pub enum Cmd {
     Pipeline(crate::pipeline_cli::PipelineArgs),
     /// Elo, interval, LOS and GSPRT LLR of given W/D/L or pentanomial counts.
     Stats(crate::match_cli::StatsArgs),
+    /// Committed match results (a folder of summary.json + match.json folders) as a Markdown
+    /// table; --check / --write compare or rewrite a document's marked block.
+    Results(crate::results_cli::ResultsArgs),
     /// kage's UCI loop on stdin/stdout (an outside engine for tests and benchmarks).
     #[command(hide = true)]
     Uci,

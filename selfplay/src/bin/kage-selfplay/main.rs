@@ -8,6 +8,7 @@ mod ladder_cli;
 mod match_cli;
 mod pipeline_cli;
 mod rebalance_cli;
+mod results_cli;
 
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
@@ -49,6 +50,7 @@ fn main() -> ExitCode {
         Cmd::Ladder(args) => ladder_cli::run(&args),
         Cmd::Pipeline(args) => pipeline_cli::run(&args),
         Cmd::Stats(args) => match_cli::run_stats(&args).map(|_| ExitCode::SUCCESS),
+        Cmd::Results(args) => results_cli::run(&args),
         Cmd::Uci => run_uci().map(|_| ExitCode::SUCCESS),
     };
     match res {
