@@ -24,74 +24,20 @@
 //! Before these limits a record claiming 2^40 moves made the reader allocate 2^40 bytes and
 //! abort.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::path::Path;
-use std::time::{Duration, Instant};
+// The counting allocator and the time budget, shared with the engine's fuzz run.
+#[path = "../../engine/tests/fuzz_support/mod.rs"]
+mod fuzz_support;
 
+use std::path::Path;
+use std::time::Instant;
+
+use fuzz_support::{budget, largest_allocation};
 use kage_data::synth::Synth;
 use kage_data::{
     FileHeader, GameRecord, PositionRecord, Reader, Record, RecordKind, Writer, decode_chunk,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-
-struct Counting;
-
-thread_local! {
-    static TRACK: Cell<bool> = const { Cell::new(false) };
-    static LARGEST: Cell<usize> = const { Cell::new(0) };
-}
-
-fn note(size: usize) {
-    let _ = TRACK.try_with(|t| {
-        if t.get() {
-            let _ = LARGEST.try_with(|m| m.set(m.get().max(size)));
-        }
-    });
-}
-
-// SAFETY: every call is forwarded unchanged to the system allocator; the bookkeeping only
-// touches const-initialised thread-locals, which never allocate.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note(layout.size());
-        // SAFETY: the caller's contract is the system allocator's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note(layout.size());
-        // SAFETY: as above.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note(new_size);
-        // SAFETY: as above.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static ALLOC: Counting = Counting;
-
-/// Runs `f` and returns its result and the largest single allocation it made on this thread.
-fn largest_allocation<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    LARGEST.with(|m| m.set(0));
-    TRACK.with(|t| t.set(true));
-    let out = f();
-    TRACK.with(|t| t.set(false));
-    (out, LARGEST.with(Cell::get))
-}
-
-/// The time budget of one target.
-fn budget() -> Duration {
-    let secs = std::env::var("KAGE_FUZZ_SECS").ok().and_then(|s| s.parse::<f64>().ok());
-    Duration::from_secs_f64(secs.unwrap_or(3.0).clamp(0.0, 3600.0))
-}
 
 /// Runs `test` on values of `strategy` in seeded batches until the budget is spent (at
 /// least one batch); a failure panics with the shrunk input.

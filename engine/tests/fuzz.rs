@@ -21,8 +21,10 @@
 //! a fixed number of round-trip cases.)
 
 mod common;
+mod fuzz_support;
 
 use common::{mutate, mutate_bytes};
+use fuzz_support::{budget, largest_allocation};
 use kage_engine::nnue::Network;
 use kage_engine::nnue::fsf::{self, FsfLayout, FsfNet};
 use kage_engine::protocol::uci::{Uci, read_line};
@@ -30,8 +32,6 @@ use kage_engine::{Position, Variant, VariantId, VariantSpec};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::fmt::Debug;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -47,54 +47,7 @@ const ALLOC_FLOOR: usize = 4 << 20;
 const ALLOC_PER_BYTE: usize = 64;
 
 // ---------------------------------------------------------------------------------------
-// The counting allocator: the largest single allocation of the current thread.
-
-struct Counting;
-
-thread_local! {
-    static LARGEST: Cell<usize> = const { Cell::new(0) };
-}
-
-fn note(size: usize) {
-    let _ = LARGEST.try_with(|c| c.set(c.get().max(size)));
-}
-
-// SAFETY: every call is forwarded to the system allocator unchanged.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note(layout.size());
-        // SAFETY: `layout` comes with `GlobalAlloc::alloc`'s contract (non-zero size), which is
-        // the system allocator's; it is passed on unchanged.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note(layout.size());
-        // SAFETY: as in `alloc`: the caller's contract is `System`'s, the layout is unchanged.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` was allocated by this allocator, which is `System` (every allocation
-        // above is forwarded to it), with this `layout`, as `dealloc`'s contract requires.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note(new_size);
-        // SAFETY: `ptr` came from `System` with `layout` (as in `dealloc`), and `new_size` meets
-        // `realloc`'s contract, which the caller upholds; all are passed on unchanged.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
-// ---------------------------------------------------------------------------------------
 // The harness.
-
-fn budget() -> Duration {
-    let secs = std::env::var("KAGE_FUZZ_SECS").ok().and_then(|s| s.parse::<f64>().ok());
-    Duration::from_secs_f64(secs.unwrap_or(3.0).clamp(0.0, 3600.0))
-}
 
 fn runner() -> TestRunner {
     let seed = std::env::var("KAGE_FUZZ_SEED").ok().and_then(|s| s.parse::<u64>().ok());
@@ -167,10 +120,11 @@ fn fuzz<T: Debug>(
     while cases == 0 || start.elapsed() < budget {
         let input = strategy.new_tree(&mut runner).expect("a case").current();
         watchdog.begin(format!("{cases}"));
-        LARGEST.with(|c| c.set(0));
         let t = Instant::now();
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&input)));
-        let (took, largest) = (t.elapsed(), LARGEST.with(Cell::get));
+        let (result, largest) = largest_allocation(|| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&input)))
+        });
+        let took = t.elapsed();
         watchdog.end();
         let len = match result {
             Ok(len) => len,
