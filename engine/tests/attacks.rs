@@ -84,6 +84,12 @@ impl Engine {
             std::thread::sleep(Duration::from_millis(10));
         }
     }
+
+    /// [`Engine::close`], checking that the process ends with exit code 0.
+    fn close_ok(self, secs: u64) {
+        let (code, seen) = self.close(secs);
+        assert_eq!(code, Some(0), "kage exited with {code:?}; it said:\n{}", seen.join("\n"));
+    }
 }
 
 #[test]
@@ -114,8 +120,7 @@ fn go_perft_is_stopped_by_stop_and_quit() {
     e.send(b"go perft 12\n");
     std::thread::sleep(Duration::from_millis(50));
     e.send(b"quit\n");
-    let (code, _) = e.close(5);
-    assert_eq!(code, Some(0));
+    e.close_ok(5);
 }
 
 #[test]
@@ -125,8 +130,7 @@ fn a_line_that_is_not_utf8_is_reported_and_the_loop_goes_on() {
     let err = e.expect("info string error", 5);
     assert!(err.contains("not UTF-8"), "{err}");
     e.expect("readyok", 5);
-    let (code, _) = e.close(5);
-    assert_eq!(code, Some(0));
+    e.close_ok(5);
 }
 
 #[test]
@@ -140,8 +144,7 @@ fn the_largest_hash_never_aborts_nor_blocks() {
     e.expect("bestmove ", 20);
     e.send(b"ucinewgame\nsetoption name Hash value 1\nisready\n");
     e.expect("readyok", 20);
-    let (code, _) = e.close(10);
-    assert_eq!(code, Some(0));
+    e.close_ok(10);
 }
 
 #[test]
@@ -339,6 +342,17 @@ fn kage(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_kage")).args(args).output().expect("run kage")
 }
 
+/// `kage check` on `text`, written to `dir/NAME.toml`: exit 2 and one line of stderr holding
+/// `want`.
+fn kage_check_refuses(dir: &std::path::Path, name: &str, text: &str, want: &str) {
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, text).expect("write");
+    let o = kage(&["check", path.to_str().expect("utf-8 path")]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+    assert!(err.contains(want) && err.trim_end().lines().count() == 1, "{name}: {err}");
+}
+
 #[test]
 fn kage_check_refuses_bad_specs_with_one_line() {
     let dir = temp_dir("check");
@@ -361,12 +375,7 @@ fn kage_check_refuses_bad_specs_with_one_line() {
         ),
     ];
     for (name, text, want) in cases {
-        let path = dir.join(format!("{name}.toml"));
-        std::fs::write(&path, text).expect("write");
-        let o = kage(&["check", path.to_str().expect("utf-8 path")]);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
-        assert!(err.contains(want) && err.trim_end().lines().count() == 1, "{name}: {err}");
+        kage_check_refuses(&dir, name, &text, want);
     }
     // A big file is not read whole.
     #[cfg(target_os = "linux")]
@@ -415,13 +424,7 @@ fn user_minishogi(from: &str, to: &str) -> String {
 fn check_refuses(name: &str, text: &str, want: &str) {
     let e = Variant::from_spec_text(text).expect_err(name).to_string();
     assert!(e.contains(want), "{name}: {e}");
-    let dir = temp_dir("check31");
-    let path = dir.join(format!("{name}.toml"));
-    std::fs::write(&path, text).expect("write");
-    let o = kage(&["check", path.to_str().expect("utf-8 path")]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{name}: {err}");
-    assert!(err.contains(want) && err.trim_end().lines().count() == 1, "{name}: {err}");
+    kage_check_refuses(&temp_dir("check31"), name, text, want);
 }
 
 /// The rook's values in the Minishogi spec.
@@ -584,8 +587,7 @@ fn go_depth_1_returns_in_a_capture_dense_variant() {
     ]);
     e.send(b"position startpos\ngo depth 1\n");
     e.expect("bestmove ", 60);
-    let (code, _) = e.close(10);
-    assert_eq!(code, Some(0));
+    e.close_ok(10);
 }
 
 #[test]

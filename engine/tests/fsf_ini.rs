@@ -180,6 +180,15 @@ fn cli_perft_and_check_with_an_ini_file() {
 #[test]
 fn uci_with_an_ini_file() {
     let f = fixture("fsf_sample.ini");
+    let out = uci_session(&f, "uci\nposition startpos\ngo depth 1\nisready\nquit\n");
+    let combo = out.lines().find(|l| l.contains("UCI_Variant")).expect("UCI_Variant");
+    let first = &playable(&f)[0];
+    assert!(combo.contains(&format!("default {first}")), "{combo}");
+    assert!(out.contains("bestmove"), "{out}");
+}
+
+/// `kage --variant-file F uci` given `script` on standard input: what it printed.
+fn uci_session(f: &Path, script: &str) -> String {
     let mut child = Command::new(env!("CARGO_BIN_EXE_kage"))
         .args(["--variant-file", f.to_str().unwrap(), "uci"])
         .stdin(Stdio::piped())
@@ -187,49 +196,31 @@ fn uci_with_an_ini_file() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let script = "uci\nposition startpos\ngo depth 1\nisready\nquit\n";
     child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
-    let o = child.wait_with_output().unwrap();
-    let out = text(&o);
-    let combo = out.lines().find(|l| l.contains("UCI_Variant")).expect("UCI_Variant");
-    let first = first_playable(&f);
-    assert!(combo.contains(&format!("default {first}")), "{combo}");
-    assert!(out.contains("bestmove"), "{out}");
+    text(&child.wait_with_output().unwrap())
 }
 
-fn first_playable(f: &Path) -> String {
+/// The names of the sections of `f` that kage plays, in the file's order.
+fn playable(f: &Path) -> Vec<String> {
     kage_engine::variant::read_user_variants(f)
         .unwrap()
         .into_iter()
-        .find_map(|(n, v)| v.ok().map(|_| n))
-        .unwrap()
+        .filter_map(|(n, v)| v.ok().map(|_| n))
+        .collect()
 }
 
 #[test]
 fn uci_offers_every_section_of_an_ini_file() {
     let f = fixture("fsf_variants.ini");
-    let playable: Vec<String> = kage_engine::variant::read_user_variants(&f)
-        .unwrap()
-        .into_iter()
-        .filter_map(|(n, v)| v.ok().map(|_| n))
-        .collect();
+    let playable = playable(&f);
     assert!(playable.len() >= 2, "{playable:?}");
     // Another section than the default, preferably one no built-in variant is named after.
     let other =
         playable.iter().skip(1).find(|n| Variant::by_name(n).is_err()).unwrap_or(&playable[1]);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kage"))
-        .args(["--variant-file", f.to_str().unwrap(), "uci"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     let script = format!(
         "uci\nsetoption name UCI_Variant value {other}\nposition startpos\ngo depth 1\nisready\nquit\n"
     );
-    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
-    let o = child.wait_with_output().unwrap();
-    let out = text(&o);
+    let out = uci_session(&f, &script);
     let combo = out.lines().find(|l| l.contains("UCI_Variant")).expect("UCI_Variant");
     let vars: Vec<&str> = combo.split(" var ").skip(1).map(|v| v.trim()).collect();
     for name in &playable {

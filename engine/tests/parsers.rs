@@ -97,20 +97,13 @@ fn bad_fens_name_the_problem() {
 #[test]
 fn bad_specs_name_the_problem() {
     let base = include_str!("../variants/minishogi/rules.toml");
+    // The spec with the line `extra` added after `line`.
+    let add_after = |line: &str, extra: &str| base.replace(line, &format!("{line}\n{extra}"));
     let cases = [
-        (
-            base.replace("name = \"minishogi\"", "name = \"minishogi\"\ncolour = \"red\""),
-            "unknown field",
-        ),
+        (add_after("name = \"minishogi\"", "colour = \"red\""), "unknown field"),
         (base.replace("betza = \"fW\"", "betza = \"fX\""), "bad movement"),
         (base.replace("promotes_to = \"+R\"", "promotes_to = \"+Z\""), "unknown piece"),
-        (
-            base.replace(
-                "promotes_to = \"+R\"",
-                "promotes_to = \"+R\"\npromotion_choices = [\"G\"]",
-            ),
-            "exclude each other",
-        ),
+        (add_after("promotes_to = \"+R\"", "promotion_choices = [\"G\"]"), "exclude each other"),
         (base.replace("promotes_to = \"+R\"", "promotion_choices = [\"K\"]"), "non-royal"),
         (base.replace("promotes_to = \"+R\"", "promotion_choices = [\"+P\"]"), "unpromoted"),
         (base.replace("promotes_to = \"+R\"", "promotion_choices = [\"G\", \"G\"]"), "once"),
@@ -122,13 +115,7 @@ fn bad_specs_name_the_problem() {
             "repetition verdict",
         ),
         (base.replace("promotion_white = [5]", "promotion_white = [7]"), "rank 7"),
-        (
-            base.replace(
-                "promotion_white = [5]",
-                "promotion_white = [5]\nflag_squares_white = [\"f6\"]",
-            ),
-            "not a square",
-        ),
+        (add_after("promotion_white = [5]", "flag_squares_white = [\"f6\"]"), "not a square"),
         (base.replace("hand_order = \"GPSRB\"", "hand_order = \"GPSR\""), "hand_order"),
         (base.replace("rbsgk/4p/5/P4/KGSBR", "rbsgk/4p/5/P4/1GSBR"), "start position"),
     ];

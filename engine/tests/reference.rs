@@ -25,6 +25,21 @@ fn records(name: &str) -> Vec<Value> {
         .collect()
 }
 
+/// Fails listing `failures`, if any, of the `records` checked.
+fn assert_none_fail(failures: &[String], records: usize) {
+    assert!(
+        failures.is_empty(),
+        "{} of {records} records fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// A record's array of strings (its moves).
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array().unwrap().iter().map(|m| m.as_str().unwrap().to_string()).collect()
+}
+
 /// FENs equal, hands compared as multisets.
 fn same_fen(a: &str, b: &str) -> bool {
     fn norm(f: &str) -> String {
@@ -60,12 +75,7 @@ fn check_perft_file(id: VariantId) {
         let mut legal: Vec<String> =
             pos.legal_moves().as_slice().iter().map(|&m| pos.move_to_uci(m)).collect();
         legal.sort();
-        let want: Vec<String> = r["moves"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| m.as_str().unwrap().to_string())
-            .collect();
+        let want = strings(&r["moves"]);
         if legal != want {
             let extra: Vec<_> = legal.iter().filter(|m| !want.contains(m)).collect();
             let missing: Vec<_> = want.iter().filter(|m| !legal.contains(m)).collect();
@@ -81,13 +91,7 @@ fn check_perft_file(id: VariantId) {
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {} records fail:\n{}",
-        failures.len(),
-        recs.len(),
-        failures.join("\n")
-    );
+    assert_none_fail(&failures, recs.len());
 }
 
 fn check_outcome_file(id: VariantId) {
@@ -96,12 +100,7 @@ fn check_outcome_file(id: VariantId) {
     let mut failures = Vec::new();
     for r in &recs {
         let fen = r["fen"].as_str().unwrap();
-        let moves: Vec<String> = r["moves"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| m.as_str().unwrap().to_string())
-            .collect();
+        let moves = strings(&r["moves"]);
         let game = match game_from(v, Some(fen), &moves) {
             Ok(g) => g,
             Err(e) => {
@@ -158,13 +157,7 @@ fn check_outcome_file(id: VariantId) {
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {} records fail:\n{}",
-        failures.len(),
-        recs.len(),
-        failures.join("\n")
-    );
+    assert_none_fail(&failures, recs.len());
 }
 
 #[test]
