@@ -31,6 +31,7 @@ pub mod chunk;
 pub mod compact;
 mod convert;
 mod error;
+pub mod exit;
 mod framer;
 pub mod fsf_bin;
 pub mod game;

@@ -232,20 +232,5 @@ fn main() -> ExitCode {
         }
         Cmd::Bench { positions, dir } => bench::run(positions, dir),
     };
-    match res {
-        Ok(code) => code,
-        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("kage-data: error: {e:#}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// Output closed early (e.g. piped into `head`): not an error.
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    })
+    kage_data::exit::exit_code("kage-data", res)
 }

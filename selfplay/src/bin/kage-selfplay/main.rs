@@ -53,22 +53,7 @@ fn main() -> ExitCode {
         Cmd::Results(args) => results_cli::run(&args),
         Cmd::Uci => run_uci().map(|_| ExitCode::SUCCESS),
     };
-    match res {
-        Ok(code) => code,
-        // A reader that stopped early (`| head`, `| grep -q`) is not an error of ours.
-        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("kage-selfplay: error: {e:#}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    })
+    kage_data::exit::exit_code("kage-selfplay", res)
 }
 
 fn run_generate(args: &cli::GenerateArgs) -> Result<ExitCode> {
