@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
 use clap::Args;
 use kage_selfplay::OpeningMode;
 use kage_selfplay::book::{self, BookConfig, JudgeLimit};
@@ -11,11 +11,8 @@ use kage_selfplay::config::Openings;
 
 #[derive(Args)]
 pub struct BookArgs {
-    #[arg(long, required_unless_present = "variant_file", help = crate::cli::builtin_help())]
-    pub variant: Option<String>,
-    /// A user variant written as a spec file (as `generate --variant-file`).
-    #[arg(long, value_name = "FILE")]
-    pub variant_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub variant: crate::cli::VariantArgs,
     /// Openings to write (all distinct positions).
     #[arg(long, default_value_t = 100)]
     pub count: u64,
@@ -85,18 +82,8 @@ pub struct BookArgs {
 impl BookArgs {
     /// The book's settings.
     pub fn config(&self) -> Result<BookConfig> {
-        let user = crate::cli::user_variant(self.variant.as_deref(), self.variant_file.as_deref())?;
-        let (variant, variant_spec) = match user {
-            Some((name, text)) => (name, Some(text)),
-            None => {
-                let v = self.variant.clone().context("give --variant or --variant-file")?;
-                crate::cli::variant_list(&v)?;
-                if v == "all" {
-                    bail!("a book is for one variant: give --variant NAME");
-                }
-                (v, None)
-            }
-        };
+        let (variant, variant_spec) =
+            self.variant.one("a book is for one variant: give --variant NAME")?;
         let limit = match (self.nodes, self.depth, self.movetime) {
             (_, Some(d), _) => JudgeLimit::Depth(d),
             (_, _, Some(ms)) => JudgeLimit::Movetime(ms),
@@ -106,14 +93,7 @@ impl BookArgs {
         for tokens in &self.engines {
             judges.push(crate::match_cli::engine_spec(tokens, 16)?);
         }
-        let progress = if self.quiet {
-            None
-        } else {
-            Some(
-                Duration::try_from_secs_f64(self.progress_secs)
-                    .map_err(|_| anyhow::anyhow!("--progress-secs must be >= 0"))?,
-            )
-        };
+        let progress = crate::cli::progress_interval(self.quiet, self.progress_secs)?;
         let cfg = BookConfig {
             variant,
             variant_spec,
@@ -145,7 +125,8 @@ impl BookArgs {
 /// `kage-selfplay book`.
 pub fn run(args: &BookArgs) -> Result<()> {
     let cfg = args.config()?;
-    let mut inputs: Vec<&std::path::Path> = args.variant_file.iter().map(|p| p.as_path()).collect();
+    let mut inputs: Vec<&std::path::Path> =
+        args.variant.variant_file.iter().map(|p| p.as_path()).collect();
     let cmds: Vec<PathBuf> = cfg
         .judges
         .iter()
@@ -159,8 +140,7 @@ pub fn run(args: &BookArgs) -> Result<()> {
     inputs.extend(cmds.iter().map(|p| p.as_path()));
     kage_data::guard::refuse_overwrite(&[("--out", args.out.as_path())], &inputs)?;
     let out = book::make(&cfg)?;
-    kage_data::atomic::write_atomic(&args.out, book::render(&out).as_bytes())
-        .with_context(|| format!("writing {}", args.out.display()))?;
+    crate::cli::write(&args.out, &book::render(&out))?;
     let margin: u64 = out.rejected_margin.iter().sum();
     println!(
         "{}: {} openings of {} ({} plies, within {} cp), {} candidates: {} beyond the margin, \

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
@@ -156,6 +157,41 @@ pub fn builtin_help() -> String {
     format!("Built-in variant: {}", VariantId::names())
 }
 
+/// The one variant a command plays: a built-in or a user variant's file (shared by `match`,
+/// `book` and `ladder`).
+#[derive(Args)]
+pub struct VariantArgs {
+    #[arg(long, required_unless_present = "variant_file", help = builtin_help())]
+    pub variant: Option<String>,
+    /// A user variant written as a spec file (as `generate --variant-file`).
+    #[arg(long, value_name = "FILE")]
+    pub variant_file: Option<PathBuf>,
+}
+
+impl VariantArgs {
+    /// The variant's name and, for a user variant, its spec text; a built-in name is passed
+    /// on as given.
+    pub fn resolve(&self) -> Result<(String, Option<String>)> {
+        match user_variant(self.variant.as_deref(), self.variant_file.as_deref())? {
+            Some((name, text)) => Ok((name, Some(text))),
+            None => Ok((self.variant.clone().context("give --variant or --variant-file")?, None)),
+        }
+    }
+
+    /// As [`VariantArgs::resolve`], a built-in name checked: a known variant, and not `all`
+    /// (refused with `refusal`).
+    pub fn one(&self, refusal: &str) -> Result<(String, Option<String>)> {
+        let (name, spec) = self.resolve()?;
+        if spec.is_none() {
+            variant_list(&name)?;
+            if name == "all" {
+                bail!("{refusal}");
+            }
+        }
+        Ok((name, spec))
+    }
+}
+
 #[derive(Args)]
 pub struct GenerateArgs {
     #[arg(long, help = format!(
@@ -291,12 +327,22 @@ impl StepProgressArgs {
         Ok(Control {
             threads: crate::cli::threads(threads),
             progress: !self.quiet,
-            progress_every: std::time::Duration::try_from_secs_f64(self.progress_secs)
-                .map_err(|_| anyhow::anyhow!("--progress-secs must be a number of seconds >= 0"))?,
+            progress_every: progress_every(self.progress_secs)?,
             stop,
             max_steps,
         })
     }
+}
+
+/// `--progress-secs` as a duration.
+pub fn progress_every(secs: f64) -> Result<Duration> {
+    Duration::try_from_secs_f64(secs)
+        .map_err(|_| anyhow::anyhow!("--progress-secs must be a number of seconds >= 0"))
+}
+
+/// How often to print progress: every `--progress-secs`, or never with `--quiet`.
+pub fn progress_interval(quiet: bool, secs: f64) -> Result<Option<Duration>> {
+    if quiet { Ok(None) } else { progress_every(secs).map(Some) }
 }
 
 /// Says that a job in `out` stopped with `pending` steps to go: exit code 130.
@@ -306,6 +352,17 @@ pub fn stopped(out: &std::path::Path, pending: usize) -> std::process::ExitCode 
         out.display()
     );
     std::process::ExitCode::from(130)
+}
+
+/// Writes `text` to `p` (atomically).
+pub fn write(p: &std::path::Path, text: &str) -> Result<()> {
+    kage_data::atomic::write_atomic(p, text.as_bytes())
+        .with_context(|| format!("writing {}", p.display()))
+}
+
+/// Writes `value` to `p` as pretty JSON with a final newline (atomically).
+pub fn write_json(p: &std::path::Path, value: &impl serde::Serialize) -> Result<()> {
+    write(p, &(serde_json::to_string_pretty(value)? + "\n"))
 }
 
 /// Default node budget per move.
@@ -480,12 +537,6 @@ impl GenerateArgs {
         let spec = user.as_ref().filter(|(name, _)| name == variant).map(|(_, t)| t.as_str());
         let strict = self.variant.as_deref().is_some_and(|v| v != "all");
         self.game.config(variant, self.games, self.batch_size, strict, spec)
-    }
-
-    /// `--progress-secs` as a duration (0: a line per game).
-    pub fn progress_every(&self) -> Result<std::time::Duration> {
-        std::time::Duration::try_from_secs_f64(self.progress_secs)
-            .map_err(|_| anyhow::anyhow!("--progress-secs must be a number of seconds >= 0"))
     }
 }
 

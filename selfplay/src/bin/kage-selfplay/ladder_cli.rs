@@ -3,21 +3,18 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::Args;
-use kage_selfplay::config::{Openings, PlayerKind};
+use kage_selfplay::config::PlayerKind;
 use kage_selfplay::ladder::{self, Ladder, Outcome, Rung, Settings};
-use kage_selfplay::matches::{OpeningSpec, Order};
+use kage_selfplay::matches::Order;
 
-use crate::cli::{EvalChoice, GameArgs, StepProgressArgs};
+use crate::cli::{EvalChoice, GameArgs, StepProgressArgs, VariantArgs};
 
 #[derive(Args)]
 pub struct LadderArgs {
-    #[arg(long, required_unless_present = "variant_file", help = crate::cli::builtin_help())]
-    pub variant: Option<String>,
-    /// A user variant written as a spec file (as `generate --variant-file`).
-    #[arg(long, value_name = "FILE")]
-    pub variant_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub variant: VariantArgs,
     /// A player, weakest first (repeatable, two at least): `nodes=N[,net=FILE|,eval=hce]
     /// [,name=NAME]` (without net= or eval=hce: the variant's shipped network).
     #[arg(long = "rung", required = true, value_name = "SPEC")]
@@ -63,30 +60,16 @@ impl LadderArgs {
         if g.player != PlayerKind::Search {
             bail!("a ladder's players search (--player search)");
         }
-        let user = crate::cli::user_variant(self.variant.as_deref(), self.variant_file.as_deref())?;
-        let (variant, spec) = match user {
-            Some((name, text)) => (name, Some(text)),
-            None => {
-                let v = self.variant.as_deref().context("give --variant or --variant-file")?;
-                (crate::cli::variant_list(v)?.remove(0), None)
-            }
-        };
-        if variant == "all" {
-            bail!("a ladder plays one variant");
-        }
+        let (variant, spec) = self.variant.one("a ladder plays one variant")?;
         let mut template = g.config_for(&variant, self.games, self.batch_size, spec.as_deref())?;
         template.net = None;
         let rungs = self.rungs.iter().map(|r| Rung::parse(r)).collect::<Result<Vec<_>, _>>()?;
-        let match_openings = match &self.openings {
-            Some(p) => crate::match_cli::file_openings(p, Order::Random)?,
-            None => OpeningSpec::Random {
-                openings: Openings {
-                    multipv: template.openings.multipv.max(1),
-                    ..template.openings
-                },
-                nodes: ladder::OPENING_NODES,
-            },
-        };
+        let match_openings = crate::match_cli::match_openings(
+            self.openings.as_deref(),
+            Order::Random,
+            template.openings,
+            ladder::OPENING_NODES,
+        )?;
         let settings = Settings {
             tool: kage_selfplay::run::created_by(),
             rungs,

@@ -68,7 +68,7 @@ fn run_generate(args: &cli::GenerateArgs) -> Result<ExitCode> {
             shard,
             threads,
             progress: !args.quiet,
-            progress_every: args.progress_every()?,
+            progress_every: cli::progress_every(args.progress_secs)?,
             stop: &stop,
             factory,
             allow_rebuild: args.allow_rebuild,
@@ -156,20 +156,16 @@ fn run_balance(args: &cli::BalanceArgs) -> Result<ExitCode> {
         }
     }
     print!("{}", balance::text::render(&report));
-    let write = |p: &std::path::Path, text: String| {
-        kage_data::atomic::write_atomic(p, text.as_bytes())
-            .with_context(|| format!("writing {}", p.display()))
-    };
     if let Some(p) = &args.svg {
-        write(p, balance::chart::score_chart(&report.groups))?;
+        cli::write(p, &balance::chart::score_chart(&report.groups))?;
         println!("chart: {}", p.display());
     }
     if let Some(p) = &args.json {
-        write(p, serde_json::to_string_pretty(&report)? + "\n")?;
+        cli::write_json(p, &report)?;
         println!("json: {}", p.display());
     }
     if let Some(p) = &args.html {
-        write(p, balance::html::render(&report, &args.title))?;
+        cli::write(p, &balance::html::render(&report, &args.title))?;
         println!("html: {}", p.display());
     }
     Ok(ExitCode::SUCCESS)
@@ -182,14 +178,7 @@ fn run_audit(args: &cli::AuditArgs) -> Result<ExitCode> {
         sample: args.sample,
         seed: args.seed,
         threads: cli::threads(args.threads),
-        progress_every: if args.quiet {
-            None
-        } else {
-            Some(
-                std::time::Duration::try_from_secs_f64(args.progress_secs)
-                    .map_err(|_| anyhow::anyhow!("--progress-secs must be >= 0"))?,
-            )
-        },
+        progress_every: cli::progress_interval(args.quiet, args.progress_secs)?,
     };
     let mut report = kage_selfplay::audit::audit(&files, opts)?;
     report.problems.splice(0..0, problems);
@@ -201,11 +190,7 @@ fn run_audit(args: &cli::AuditArgs) -> Result<ExitCode> {
     }
     print!("{}", kage_selfplay::audit::text(&report));
     if let Some(p) = &args.json {
-        kage_data::atomic::write_atomic(
-            p,
-            (serde_json::to_string_pretty(&report)? + "\n").as_bytes(),
-        )
-        .with_context(|| format!("writing {}", p.display()))?;
+        cli::write_json(p, &report)?;
         println!("json: {}", p.display());
     }
     Ok(ExitCode::SUCCESS)
@@ -235,11 +220,7 @@ fn run_bench(args: &cli::BenchArgs) -> Result<ExitCode> {
     }
     print!("{}", bench::table(&rows));
     if let Some(p) = &args.json {
-        kage_data::atomic::write_atomic(
-            p,
-            (serde_json::to_string_pretty(&rows)? + "\n").as_bytes(),
-        )
-        .with_context(|| format!("writing {}", p.display()))?;
+        cli::write_json(p, &rows)?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -11,14 +11,16 @@ use kage_selfplay::matches::{
     EngineKind, EngineSpec, LimitSpec, MatchConfig, Model, OpeningSpec, Order, Sprt, UciSpec, stats,
 };
 
+// In a match, `--variant-file`'s help says more than the shared one. (Clap drops the final
+// period of a one-line doc comment; this text leaves it out likewise.)
 #[derive(Args)]
+#[command(mut_arg("variant_file", |a| a.help(
+    "A user variant written as a spec file (as `generate --variant-file`); outside engines \
+     must know it under its name"
+)))]
 pub struct MatchArgs {
-    #[arg(long, required_unless_present = "variant_file", help = crate::cli::builtin_help())]
-    pub variant: Option<String>,
-    /// A user variant written as a spec file (as `generate --variant-file`); outside engines
-    /// must know it under its name.
-    #[arg(long, value_name = "FILE")]
-    pub variant_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub variant: crate::cli::VariantArgs,
     /// A player, given twice (the first one's results are reported): `builtin [net=FILE]
     /// [params=FILE] [eval=hce] [hash=MB] [name=N]` (without net= or eval=hce: the variant's
     /// shipped network where it has one), or an outside UCI engine `cmd=PROGRAM [arg=A]... [dir=DIR]
@@ -266,8 +268,25 @@ pub fn engine_spec(tokens: &[String], hash: usize) -> Result<EngineSpec> {
     Ok(EngineSpec { name, kind })
 }
 
+/// The openings of a match: those of the book `file` played in `order`, else random plies as
+/// `random` sets them (MultiPV at least 1), chosen by searches of `nodes` nodes (at least 1).
+pub fn match_openings(
+    file: Option<&Path>,
+    order: Order,
+    random: Openings,
+    nodes: u64,
+) -> Result<OpeningSpec> {
+    Ok(match file {
+        Some(p) => file_openings(p, order)?,
+        None => OpeningSpec::Random {
+            openings: Openings { multipv: random.multipv.max(1), ..random },
+            nodes: nodes.max(1),
+        },
+    })
+}
+
 /// Openings from the file `p` (read and hashed here), played in `order`.
-pub fn file_openings(p: &Path, order: Order) -> Result<OpeningSpec> {
+fn file_openings(p: &Path, order: Order) -> Result<OpeningSpec> {
     let bytes = kage_engine::util::read::read_capped(
         p,
         kage_selfplay::matches::openings::CAP,
@@ -312,21 +331,13 @@ impl MatchArgs {
             }
             _ => bail!("give one limit: --nodes, --depth, --movetime or --tc"),
         };
-        let openings = match &self.openings {
-            Some(p) => file_openings(p, self.order)?,
-            None => OpeningSpec::Random {
-                openings: Openings {
-                    multipv: self.opening.opening_multipv.max(1),
-                    ..self.opening.openings()
-                },
-                nodes: self.opening_nodes.max(1),
-            },
-        };
-        let user = crate::cli::user_variant(self.variant.as_deref(), self.variant_file.as_deref())?;
-        let (variant, variant_spec) = match user {
-            Some((name, text)) => (name, Some(text)),
-            None => (self.variant.clone().context("give --variant or --variant-file")?, None),
-        };
+        let openings = match_openings(
+            self.openings.as_deref(),
+            self.order,
+            self.opening.openings(),
+            self.opening_nodes,
+        )?;
+        let (variant, variant_spec) = self.variant.resolve()?;
         let cfg = MatchConfig {
             variant,
             variant_spec,

@@ -178,8 +178,7 @@ pub fn run(args: &RebalanceArgs) -> Result<ExitCode> {
     if let Some(file) = &args.emit_slurm {
         let state = search.state()?;
         let script = slurm_script(&state.pending)?;
-        kage_data::atomic::write_atomic(file, script.as_bytes())
-            .with_context(|| format!("writing {}", file.display()))?;
+        crate::cli::write(file, &script)?;
         println!(
             "{}: a job array of {} pending step(s) ({out}/state.json)",
             file.display(),
