@@ -83,6 +83,19 @@ fn chunk_offsets(p: &Path) -> Vec<(u64, u32)> {
     out
 }
 
+/// Writes `n` Minishogi positions (seed `seed`) to `p` in chunks of about `chunk` bytes, for a
+/// test to damage: the records, the chunks' offsets and record counts, and the file's bytes.
+fn file_to_damage(
+    p: &Path,
+    n: usize,
+    seed: u64,
+    chunk: usize,
+) -> (Vec<PositionRecord>, Vec<(u64, u32)>, Vec<u8>) {
+    let recs = positions(n, seed);
+    write(p, header(RecordKind::Position, "minishogi"), &recs, chunk);
+    (recs, chunk_offsets(p), std::fs::read(p).unwrap())
+}
+
 fn damaged_read(p: &Path) -> (Vec<PositionRecord>, Vec<kage_data::Damage>, Vec<String>) {
     use std::sync::{Arc, Mutex};
     let seen = Arc::new(Mutex::new(Vec::new()));
@@ -117,12 +130,9 @@ fn without_chunks(
 fn flipped_payload_bytes_skip_one_chunk() {
     let d = dir();
     let p = d.path().join("damaged.kdata");
-    let recs = positions(20_000, 3);
-    write(&p, header(RecordKind::Position, "minishogi"), &recs, 8192);
-    let chunks = chunk_offsets(&p);
+    let (recs, chunks, mut bytes) = file_to_damage(&p, 20_000, 3, 8192);
     assert!(chunks.len() > 20);
     // Flip bytes in the middle of the payload of chunk 7.
-    let mut bytes = std::fs::read(&p).unwrap();
     let target = chunks[7].0 as usize + 16 + 1000;
     for b in &mut bytes[target..target + 5] {
         *b ^= 0xa5;
@@ -143,10 +153,7 @@ fn flipped_payload_bytes_skip_one_chunk() {
 fn damaged_chunk_headers_resynchronise() {
     let d = dir();
     let p = d.path().join("damaged.kdata");
-    let recs = positions(20_000, 4);
-    write(&p, header(RecordKind::Position, "minishogi"), &recs, 8192);
-    let chunks = chunk_offsets(&p);
-    let mut bytes = std::fs::read(&p).unwrap();
+    let (recs, chunks, mut bytes) = file_to_damage(&p, 20_000, 4, 8192);
     // Chunk 3: bad magic. Chunk 9: length pointing past the end of the file.
     // Chunk 15: record count changed. Chunks 20-21: zeroed across the boundary.
     bytes[chunks[3].0 as usize] = b'X';
@@ -322,10 +329,7 @@ fn part_dir_writes_complete_parts_and_cleans_tmp() {
 fn undecodable_chunk_with_valid_checksum_is_skipped() {
     let d = dir();
     let p = d.path().join("undecodable.kdata");
-    let recs = positions(3000, 10);
-    write(&p, header(RecordKind::Position, "minishogi"), &recs, 4096);
-    let chunks = chunk_offsets(&p);
-    let mut bytes = std::fs::read(&p).unwrap();
+    let (recs, chunks, mut bytes) = file_to_damage(&p, 3000, 10, 4096);
     let start = chunks[2].0 as usize;
     let len = u32::from_le_bytes(bytes[start + 4..start + 8].try_into().unwrap());
     let count = u32::from_le_bytes(bytes[start + 8..start + 12].try_into().unwrap());
