@@ -17,6 +17,10 @@ use kage_selfplay::run::{RunStatus, generate};
 use kage_selfplay::{Budget, GenConfig, PlayerKind, RunOptions, RunReport, Shard, factory_for};
 
 const BIN: &str = env!("CARGO_BIN_EXE_kage-selfplay");
+/// A user variant's spec file: the engine's example, Shinobi+ with the Kingdom's pawns
+/// promoting on rank 4.
+const RANK4: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../engine/variants/examples/shinobiplus_rank4.toml");
 
 fn cfg(games: u64, batch: u64) -> GenConfig {
     let mut c = GenConfig::new("minishogi", games, 5, Budget::Nodes(50));
@@ -409,11 +413,7 @@ fn named_files_are_read_with_a_cap() {
 #[test]
 fn variant_names_are_names_not_paths() {
     let t = tempfile::tempdir().expect("temp dir");
-    let spec = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../engine/variants/examples/shinobiplus_rank4.toml"
-    ))
-    .expect("spec");
+    let spec = std::fs::read_to_string(RANK4).expect("spec");
     let out = t.path().join("out");
     let abs = t.path().join("abs");
     for name in ["../escape", "a/b", abs.to_str().expect("utf-8"), ".."] {
@@ -439,12 +439,10 @@ fn variant_names_are_names_not_paths() {
 #[test]
 fn a_variant_file_and_another_variant_name_are_an_error() {
     let t = tempfile::tempdir().expect("temp dir");
-    let spec =
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../engine/variants/examples/shinobiplus_rank4.toml");
     let out = t.path().join("out");
     for v in ["shinobiplus", "all"] {
         let mut args = vec!["generate", "--games", "2", "--player", "greedy", "--quiet"];
-        args.extend(["--variant", v, "--variant-file", spec]);
+        args.extend(["--variant", v, "--variant-file", RANK4]);
         args.extend(["--out", out.to_str().expect("utf-8")]);
         refused(&selfplay(&args), "name different variants");
         assert!(!out.exists(), "{v}");
@@ -536,10 +534,8 @@ fn a_depth_the_built_in_search_does_not_reach_is_a_hang() {
 #[test]
 fn a_user_variant_can_be_matched() {
     let t = tempfile::tempdir().expect("temp dir");
-    let spec =
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../engine/variants/examples/shinobiplus_rank4.toml");
     let m = t.path().join("m");
-    let mut args = vec!["match", "--variant-file", spec, "--nodes", "40", "--games", "2"];
+    let mut args = vec!["match", "--variant-file", RANK4, "--nodes", "40", "--games", "2"];
     args.extend(["--max-plies", "16", "--opening-plies", "2", "--opening-mode", "uniform"]);
     args.extend(["--quiet", "--engine", "builtin", "hash=1", "eval=hce", "--engine", "builtin"]);
     args.extend(["hash=1", "eval=hce", "--out", m.to_str().expect("utf-8")]);
@@ -555,7 +551,7 @@ fn a_user_variant_can_be_matched() {
     // --variant naming another variant with it is refused, as in generate.
     args[1] = "--variant";
     args[2] = "shinobiplus";
-    args.splice(3..3, ["--variant-file", spec]);
+    args.splice(3..3, ["--variant-file", RANK4]);
     let n = args.len();
     let m2 = t.path().join("m2");
     args[n - 1] = m2.to_str().expect("utf-8");

@@ -8,6 +8,12 @@ use kage_engine::nnue::random_network;
 
 const BIN: &str = env!("CARGO_BIN_EXE_kage-selfplay");
 
+/// Writes a random Minishogi network made from `seed` to `path`.
+fn write_net(path: &Path, seed: u64) {
+    let net = random_network(Variant::by_name("minishogi").unwrap(), seed);
+    std::fs::write(path, net.to_bytes()).unwrap();
+}
+
 fn generate(out: &Path, variant: &str, net: Option<&Path>) -> Output {
     let mut cmd = Command::new(BIN);
     cmd.args(["generate", "--variant", variant, "--games", "2", "--nodes", "200"])
@@ -23,8 +29,7 @@ fn generate(out: &Path, variant: &str, net: Option<&Path>) -> Output {
 fn network_is_used_recorded_and_checked() {
     let t = tempfile::tempdir().unwrap();
     let net = t.path().join("mini.nnue");
-    std::fs::write(&net, random_network(Variant::by_name("minishogi").unwrap(), 1).to_bytes())
-        .unwrap();
+    write_net(&net, 1);
 
     let o = generate(&t.path().join("nnue"), "minishogi", Some(&net));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -43,8 +48,7 @@ fn network_is_used_recorded_and_checked() {
     assert!(err.contains("is for variant \"minishogi\""), "{err}");
 
     // A changed network file is a changed config: resuming into the old run is refused.
-    std::fs::write(&net, random_network(Variant::by_name("minishogi").unwrap(), 2).to_bytes())
-        .unwrap();
+    write_net(&net, 2);
     let o = generate(&t.path().join("nnue"), "minishogi", Some(&net));
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("different config"));
@@ -54,8 +58,7 @@ fn network_is_used_recorded_and_checked() {
 fn a_match_with_a_network() {
     let t = tempfile::tempdir().unwrap();
     let net = t.path().join("mini.nnue");
-    std::fs::write(&net, random_network(Variant::by_name("minishogi").unwrap(), 1).to_bytes())
-        .unwrap();
+    write_net(&net, 1);
     let out = t.path().join("m");
     let run = |variant: &str| {
         Command::new(BIN)
@@ -78,8 +81,7 @@ fn a_match_with_a_network() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(err.contains("engine \"kage-mini\": network"), "{err}");
     // A changed network is another match: resuming into the directory is refused.
-    std::fs::write(&net, random_network(Variant::by_name("minishogi").unwrap(), 2).to_bytes())
-        .unwrap();
+    write_net(&net, 2);
     let o = run("minishogi");
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("holds another match"));
