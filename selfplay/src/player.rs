@@ -20,6 +20,28 @@ pub fn shipped_ref(variant: &str) -> Option<crate::config::NetRef> {
     })
 }
 
+/// The bytes of the network a config names (shipped, or a file), checked against the hash
+/// the config recorded.
+pub fn net_bytes(net: &crate::config::NetRef) -> crate::error::Result<Vec<u8>> {
+    use crate::error::SelfplayError;
+    let bytes = match net.path.strip_prefix(SHIPPED_PREFIX) {
+        Some(name) => kage_engine::nnue::shipped::shipped_bytes(name)
+            .ok_or_else(|| SelfplayError::NetNotShipped { path: net.path.clone() })?
+            .to_vec(),
+        None => kage_engine::nnue::read_file(std::path::Path::new(&net.path))
+            .map_err(|cause| SelfplayError::Net { path: net.path.clone(), cause })?,
+    };
+    let found = file_hash(&bytes);
+    if found != net.hash {
+        return Err(SelfplayError::NetChanged {
+            path: net.path.clone(),
+            found,
+            recorded: net.hash.clone(),
+        });
+    }
+    Ok(bytes)
+}
+
 /// The player factory of a config: one fresh player per worker thread. A network named in
 /// the config is loaded once (checked against its recorded hash and the variant) and shared.
 pub fn factory_for(
@@ -31,20 +53,7 @@ pub fn factory_for(
     let evaluator = match &cfg.net {
         None => Evaluator::HandCrafted,
         Some(net) => {
-            let bytes = match net.path.strip_prefix(SHIPPED_PREFIX) {
-                Some(name) => kage_engine::nnue::shipped::shipped_bytes(name)
-                    .ok_or_else(|| SelfplayError::NetNotShipped { path: net.path.clone() })?
-                    .to_vec(),
-                None => kage_engine::nnue::read_file(std::path::Path::new(&net.path))
-                    .map_err(|cause| SelfplayError::Net { path: net.path.clone(), cause })?,
-            };
-            if file_hash(&bytes) != net.hash {
-                return Err(SelfplayError::NetChanged {
-                    path: net.path.clone(),
-                    found: file_hash(&bytes),
-                    recorded: net.hash.clone(),
-                });
-            }
+            let bytes = net_bytes(net)?;
             let v = cfg.variant_def()?;
             Evaluator::load_nnue(&bytes, v)
                 .map_err(|cause| SelfplayError::Net { path: net.path.clone(), cause })?

@@ -24,20 +24,7 @@ fn tune_dir(s: &Search, r: &Resolved) -> PathBuf {
 /// The base net's bytes renamed for `r`'s variant, when it is given and its feature space fits.
 fn renamed_base(s: &Search, r: &Resolved) -> Result<Option<Vec<u8>>> {
     let Some(base) = &s.settings.base_net else { return Ok(None) };
-    let bytes = match base.path.strip_prefix(crate::player::SHIPPED_PREFIX) {
-        Some(name) => kage_engine::nnue::shipped::shipped_bytes(name)
-            .ok_or_else(|| SelfplayError::NetNotShipped { path: base.path.clone() })?
-            .to_vec(),
-        None => kage_engine::nnue::read_file(Path::new(&base.path))
-            .map_err(|cause| SelfplayError::Net { path: base.path.clone(), cause })?,
-    };
-    if file_hash(&bytes) != base.hash {
-        return Err(SelfplayError::NetChanged {
-            path: base.path.clone(),
-            found: file_hash(&bytes),
-            recorded: base.hash.clone(),
-        });
-    }
+    let bytes = crate::player::net_bytes(base)?;
     let net = Network::load(&bytes)
         .map_err(|cause| SelfplayError::Net { path: base.path.clone(), cause })?;
     let mut header = net.header().clone();
