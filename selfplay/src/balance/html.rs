@@ -120,11 +120,7 @@ fn group(s: &mut String, n: usize, g: &GroupReport) {
         escape(&super::text::audit_text(g))
     );
     s.push_str("<table><tr><th class=\"l\">result</th><th>games</th><th>share (95%)</th></tr>\n");
-    for (name, sh) in [
-        (format!("{a} wins"), &g.results.first_wins),
-        ("draws".to_owned(), &g.results.draws),
-        (format!("{b} wins"), &g.results.second_wins),
-    ] {
+    for (name, sh) in g.results.named(&i.sides) {
         let _ = writeln!(
             s,
             "<tr><td class=\"l\">{}</td><td>{}</td><td>{} ({}-{})</td></tr>",

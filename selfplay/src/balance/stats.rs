@@ -112,6 +112,17 @@ pub struct SideResults {
 }
 
 impl SideResults {
+    /// The three results as a report lists them, named by the `sides` (first player first):
+    /// `<first> wins`, `draws`, `<second> wins`.
+    pub fn named(&self, sides: &[String; 2]) -> [(String, &Share); 3] {
+        let [a, b] = sides;
+        [
+            (format!("{a} wins"), &self.first_wins),
+            ("draws".to_owned(), &self.draws),
+            (format!("{b} wins"), &self.second_wins),
+        ]
+    }
+
     fn of(w: Wdl) -> Self {
         let n = w.games();
         SideResults {

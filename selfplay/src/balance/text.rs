@@ -83,11 +83,7 @@ pub fn group(g: &GroupReport) -> String {
         g.games, g.distinct_games, g.distinct_openings, g.opening_plies
     );
     let _ = writeln!(s, "  openings   {}", i.openings);
-    for (name, sh) in [
-        (format!("{a} wins"), &g.results.first_wins),
-        ("draws".to_owned(), &g.results.draws),
-        (format!("{b} wins"), &g.results.second_wins),
-    ] {
+    for (name, sh) in g.results.named(&i.sides) {
         let _ = writeln!(
             s,
             "  {name:<14} {:>6}  {:>6}  (95% {} - {})",
