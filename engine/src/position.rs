@@ -415,26 +415,20 @@ impl Position {
 
 /// Castling rights lost when a piece moves from or to `sq`.
 fn castle_mask(v: &Variant, sq: u8) -> u8 {
-    let w = v.castling_geometry[Color::White];
-    let b = v.castling_geometry[Color::Black];
     let mut m = 0;
-    if sq == w.king_from {
-        m |= CASTLE_WK | CASTLE_WQ;
-    }
-    if sq == w.rook_from[0] {
-        m |= CASTLE_WK;
-    }
-    if sq == w.rook_from[1] {
-        m |= CASTLE_WQ;
-    }
-    if sq == b.king_from {
-        m |= CASTLE_BK | CASTLE_BQ;
-    }
-    if sq == b.rook_from[0] {
-        m |= CASTLE_BK;
-    }
-    if sq == b.rook_from[1] {
-        m |= CASTLE_BQ;
+    for (c, [king_side, queen_side]) in
+        [(Color::White, [CASTLE_WK, CASTLE_WQ]), (Color::Black, [CASTLE_BK, CASTLE_BQ])]
+    {
+        let g = &v.castling_geometry[c];
+        if sq == g.king_from {
+            m |= king_side | queen_side;
+        }
+        if sq == g.rook_from[0] {
+            m |= king_side;
+        }
+        if sq == g.rook_from[1] {
+            m |= queen_side;
+        }
     }
     m
 }
