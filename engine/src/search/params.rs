@@ -53,7 +53,7 @@ pub const SEE_QUIET_MARGIN: i32 = 25;
 /// See [`SEE_PRUNE_MAX_DEPTH`].
 pub const SEE_CAPTURE_MARGIN: i32 = 150;
 
-/// Late-move reductions from this depth on, for quiet moves after the first
+/// Late-move reductions from this depth on (at the root too), for quiet moves after the first
 /// `LMR_MIN_SEARCHED` (one more at PV nodes).
 pub const LMR_MIN_DEPTH: i32 = 3;
 /// See [`LMR_MIN_DEPTH`].

@@ -2,7 +2,9 @@
 
 use super::node::Ctx;
 use super::ordering::MAX_PLY;
-use super::params::{ASPIRATION_DELTA, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH};
+use super::params::{
+    ASPIRATION_DELTA, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH, LMR_MIN_DEPTH, LMR_MIN_SEARCHED,
+};
 use super::{INFINITE, Limits, MATE, MATE_BOUND, SearchInfo, SearchResult, time};
 use crate::game::{Game, terminal_outcome};
 use crate::position::Position;
@@ -193,7 +195,17 @@ fn root_search(
         let s = if i == pv_idx {
             -ctx.search(&child, depth - 1 + ext, -beta, -alpha, 1, m, false)
         } else {
-            let mut s = -ctx.search(&child, depth - 1 + ext, -alpha - 1, -alpha, 1, m, false);
+            let quiet = ext == 0 && root.captured(m).is_none() && !m.is_promotion();
+            // Not once a mate is found: a shorter one may be a late, quiet move.
+            let r = if quiet && alpha < MATE_BOUND {
+                root_reduction(ctx, depth, i - pv_idx)
+            } else {
+                0
+            };
+            let mut s = -ctx.search(&child, depth - 1 + ext - r, -alpha - 1, -alpha, 1, m, false);
+            if s > alpha && r > 0 {
+                s = -ctx.search(&child, depth - 1 + ext, -alpha - 1, -alpha, 1, m, false);
+            }
             if s > alpha && s < beta {
                 s = -ctx.search(&child, depth - 1 + ext, -beta, -alpha, 1, m, false);
             }
@@ -226,4 +238,13 @@ fn root_search(
         }
     }
     best
+}
+
+/// The late-move reduction of the quiet root move searched `searched`-th in its line: as at
+/// a PV node of the tree, one ply less than the table, never into quiescence.
+fn root_reduction(ctx: &Ctx, depth: i32, searched: usize) -> i32 {
+    if depth < LMR_MIN_DEPTH || searched < LMR_MIN_SEARCHED + 1 {
+        return 0;
+    }
+    (ctx.ord.lmr(depth, searched) - 1).clamp(0, depth - 2)
 }
