@@ -439,10 +439,10 @@ impl<'a> Ctx<'a> {
         r.clamp(0, new_depth - 1)
     }
 
-    /// A move after the first: a null-window search `r` plies shallower, again at full
-    /// depth if it beats alpha, then with the full window inside it.
+    /// A move after the first (at the root too, `ply` 0): a null-window search `r` plies
+    /// shallower, again at full depth if it beats alpha, then with the full window inside it.
     #[allow(clippy::too_many_arguments)]
-    fn search_late_move(
+    pub fn search_late_move(
         &mut self,
         child: &Position,
         new_depth: i32,

@@ -202,14 +202,7 @@ fn root_search(
             } else {
                 0
             };
-            let mut s = -ctx.search(&child, depth - 1 + ext - r, -alpha - 1, -alpha, 1, m, false);
-            if s > alpha && r > 0 {
-                s = -ctx.search(&child, depth - 1 + ext, -alpha - 1, -alpha, 1, m, false);
-            }
-            if s > alpha && s < beta {
-                s = -ctx.search(&child, depth - 1 + ext, -beta, -alpha, 1, m, false);
-            }
-            s
+            ctx.search_late_move(&child, depth - 1 + ext, r, alpha, beta, 0, m)
         };
         ctx.leave();
         ctx.pop();
