@@ -226,7 +226,7 @@ impl Game {
         if pos.flag_reached() {
             return Some(Outcome { winner: Some(!stm), reason: Reason::Campmate });
         }
-        let has_moves = pos.count_legal() > 0;
+        let has_moves = pos.has_legal_move();
         if v.move_rule_plies > 0
             && pos.halfmove_clock() >= v.move_rule_plies
             && (!pos.in_check() || has_moves)

@@ -119,6 +119,7 @@ fn check_playout(id: VariantId, seed: u64, plies: usize) -> Result<(), TestCaseE
         legal.sort();
         prop_assert_eq!(&legal, &reference_moves(&pos), "legal moves at {}", pos.to_fen());
         prop_assert_eq!(pos.count_legal() as usize, legal.len());
+        prop_assert_eq!(pos.has_legal_move(), !legal.is_empty());
         let discoverers = pos.discoverers();
         for &m in pos.legal_moves().as_slice() {
             let mut child = pos.clone();

@@ -125,6 +125,10 @@ fn check_outcome_file(id: VariantId) {
                 r["final_fen"]
             ));
         }
+        if pos.has_legal_move() != (r["legal_moves"].as_u64() != Some(0)) {
+            failures
+                .push(format!("[{label}] has_legal_move disagrees with FSF's legal move count"));
+        }
         if pos.count_legal() != r["legal_moves"].as_u64().unwrap() {
             failures.push(format!(
                 "[{label}] {} legal moves, FSF {}",

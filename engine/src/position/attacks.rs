@@ -18,6 +18,20 @@ impl Position {
         occ: Bitboard,
         mask: Bitboard,
     ) -> Bitboard {
+        self.leaper_attackers(sq, by, mask) | self.slider_attackers(sq, by, occ, mask)
+    }
+
+    /// Whether `by` attacks `sq` with the given occupancy (leapers first: no slider is
+    /// looked at once one is found).
+    #[inline]
+    pub fn is_attacked(&self, sq: u8, by: Color, occ: Bitboard) -> bool {
+        let mask = self.by_color[by as usize];
+        self.leaper_attackers(sq, by, mask) != 0 || self.slider_attackers(sq, by, occ, mask) != 0
+    }
+
+    /// The `by` pieces in `mask` that attack `sq` by sliding, with the given occupancy.
+    #[inline]
+    fn slider_attackers(&self, sq: u8, by: Color, occ: Bitboard, mask: Bitboard) -> Bitboard {
         let v = self.variant;
         let mut att = 0;
         let slide = &v.slide_kinds[by as usize];
@@ -44,6 +58,14 @@ impl Position {
                 }
             }
         }
+        att
+    }
+
+    /// The `by` pieces in `mask` that attack `sq` by leaping.
+    #[inline]
+    fn leaper_attackers(&self, sq: u8, by: Color, mask: Bitboard) -> Bitboard {
+        let v = self.variant;
+        let mut att = 0;
         let them = !by;
         let mut lk = v.leaper_kinds;
         while lk != 0 {
@@ -55,12 +77,6 @@ impl Position {
             }
         }
         att
-    }
-
-    /// Whether `by` attacks `sq` with the given occupancy.
-    #[inline]
-    pub fn is_attacked(&self, sq: u8, by: Color, occ: Bitboard) -> bool {
-        self.attackers_to(sq, by, occ) != 0
     }
 
     /// Pieces of `us` pinned to their king, and for each the line it may move along.

@@ -7,6 +7,12 @@ use crate::types::{Bitboard, Color, Move, MoveKind, MoveList, PieceKind, bits};
 pub trait MoveSink {
     fn push(&mut self, m: Move);
 
+    /// Whether the sink wants no more moves (generation may stop early).
+    #[inline(always)]
+    fn done(&self) -> bool {
+        false
+    }
+
     /// Plain (non-promoting) moves from `from` to every square of `targets`.
     #[inline(always)]
     fn push_targets(&mut self, from: u8, targets: Bitboard) {
@@ -64,6 +70,32 @@ impl MoveSink for MoveCounter {
     }
 }
 
+/// Whether any move was pushed: generation stops at the first one.
+struct AnyMove(bool);
+
+impl MoveSink for AnyMove {
+    #[inline(always)]
+    fn push(&mut self, _m: Move) {
+        self.0 = true;
+    }
+    #[inline(always)]
+    fn push_targets(&mut self, _from: u8, targets: Bitboard) {
+        self.0 |= targets != 0;
+    }
+    #[inline(always)]
+    fn push_promotions(&mut self, _from: u8, targets: Bitboard, choices: u8) {
+        self.0 |= targets != 0 && choices > 0;
+    }
+    #[inline(always)]
+    fn push_drops(&mut self, _kind: PieceKind, targets: Bitboard) {
+        self.0 |= targets != 0;
+    }
+    #[inline(always)]
+    fn done(&self) -> bool {
+        self.0
+    }
+}
+
 impl Position {
     /// All legal moves.
     pub fn legal_moves(&self) -> MoveList {
@@ -77,6 +109,14 @@ impl Position {
         let mut c = MoveCounter(0);
         self.generate(&mut c);
         c.0
+    }
+
+    /// Whether the side to move has a legal move (stops at the first one: cheaper than
+    /// [`Self::count_legal`] for mate and stalemate tests).
+    pub fn has_legal_move(&self) -> bool {
+        let mut any = AnyMove(false);
+        self.generate(&mut any);
+        any.0
     }
 
     /// The squares where a piece stops the check the piece on `checker` gives the king on
@@ -111,10 +151,13 @@ impl Position {
         for to in bits(v.leap_attacks(us, king, ksq) & !own) {
             if !self.is_attacked(to, them, occ_nk) {
                 sink.push(Move::new(ksq, to, MoveKind::Normal));
+                if sink.done() {
+                    return;
+                }
             }
         }
         let nchk = self.checkers.count_ones();
-        if nchk >= 2 {
+        if nchk >= 2 || sink.done() {
             return;
         }
         let (target, drop_target) = if nchk == 1 {
@@ -170,6 +213,9 @@ impl Position {
                     t &= !immobile;
                 }
                 sink.push_targets(from, t);
+                if sink.done() {
+                    return;
+                }
             }
         }
 

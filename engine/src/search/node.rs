@@ -208,7 +208,7 @@ impl<'a> Ctx<'a> {
         let v = pos.variant();
         let hm = pos.halfmove_clock();
         if v.move_rule_plies > 0 && hm >= v.move_rule_plies {
-            if !pos.in_check() || pos.count_legal() > 0 {
+            if !pos.in_check() || pos.has_legal_move() {
                 return Some(0);
             }
             return None;

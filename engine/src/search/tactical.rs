@@ -134,7 +134,7 @@ pub fn drop_mate_in_one(pos: &Position) -> bool {
         for to in bits(checking_drops(pos, k, ksq)) {
             let mut c = pos.clone();
             c.play(Move::drop(k, to));
-            if c.in_check() && c.count_legal() == 0 {
+            if c.in_check() && !c.has_legal_move() {
                 return true;
             }
         }
@@ -279,7 +279,7 @@ mod tests {
                     m.is_drop()
                         && !v.kind(m.drop_kind()).drop_mate_loses
                         && c.in_check()
-                        && c.count_legal() == 0
+                        && !c.has_legal_move()
                 });
                 drop_mates += usize::from(drop_mate);
                 assert_eq!(drop_mate, drop_mate_in_one(&pos), "{fen}");
