@@ -3,7 +3,7 @@
 use super::{CASTLE_BK, CASTLE_BQ, CASTLE_WK, CASTLE_WQ, NO_SQ, Position};
 use crate::types::{Bitboard, Color, Move, MoveKind, MoveList, PieceKind, bits};
 
-/// Where generated moves go: a list, or a counter for perft leaves.
+/// Where generated moves go: a list, a counter for perft leaves, or a yes/no for mate tests.
 pub trait MoveSink {
     fn push(&mut self, m: Move);
 
@@ -157,7 +157,7 @@ impl Position {
             }
         }
         let nchk = self.checkers.count_ones();
-        if nchk >= 2 || sink.done() {
+        if nchk >= 2 {
             return;
         }
         let (target, drop_target) = if nchk == 1 {

@@ -279,7 +279,7 @@ mod tests {
                     m.is_drop()
                         && !v.kind(m.drop_kind()).drop_mate_loses
                         && c.in_check()
-                        && !c.has_legal_move()
+                        && c.count_legal() == 0
                 });
                 drop_mates += usize::from(drop_mate);
                 assert_eq!(drop_mate, drop_mate_in_one(&pos), "{fen}");
