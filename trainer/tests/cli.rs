@@ -136,6 +136,9 @@ fn init_net_snapshots_and_plain_progress_lines_from_the_command_line() {
     assert!(err.contains("train epoch 2/2: ") && err.contains("pos/s, ETA epoch"), "{err}");
     assert!(err.contains(", loss 0."), "{err}");
     assert!(err.contains("epoch   2/2: train ") && err.contains(" positions), ETA 0s"), "{err}");
+    // Each epoch line is followed by where the epoch's time went.
+    assert_eq!(err.matches("\n  phases: ft forward ").count(), 2, "{err}");
+    assert!(err.contains("s, updates ") && err.contains("s, waiting for data "), "{err}");
 
     let next = dir.join("next");
     let o = Command::new(exe)

@@ -10,9 +10,10 @@ use crate::model::factor::Factoriser;
 use crate::model::fsf::{self, FsfHead, FsfShape, HIDDEN_LIMIT, LOGIT, OUT_LIMIT};
 use crate::model::{BIAS_LIMIT, NetParams, fsf_head};
 use crate::training::optim::{AdamStep, Moments, adamw};
-use crate::training::train::ParamMoments;
+use crate::training::train::{ParamMoments, StepTimes};
 use burn::tensor::Device;
 use kage_engine::nnue::fsf::arch::BUCKETS;
+use std::time::Instant;
 
 /// The fsf architecture's part of a trainer: shape, factoriser, PSQT and stacks with their
 /// Adam moments, and reused buffers.
@@ -92,14 +93,18 @@ impl FsfState {
         ranges
     }
 
-    /// One optimisation step; returns the batch loss.
+    /// One optimisation step; returns the batch loss and adds each phase's wall time to
+    /// `times` (sort, FT forward and PSQT terms; the stacks in burn, transfers included; the
+    /// updates).
     pub fn train_batch(
         &mut self,
         device: &Device,
         ft: FtParts<'_>,
         batch: &SparseBatch,
         step: &AdamStep,
+        times: &mut StepTimes,
     ) -> f32 {
+        let t0 = Instant::now();
         let ranges = self.sort(batch);
         let sorted = std::mem::take(&mut self.sorted);
         let n = sorted.len();
@@ -110,7 +115,9 @@ impl FsfState {
                 self.head.psqt_term(sorted.features(i, 0), sorted.features(i, 1), bucket_of(i))
             })
             .collect();
+        let t1 = Instant::now();
         let g = fsf_head::step(device, &self.head, ft.x.0, &psqt, &sorted.targets, &ranges);
+        let t2 = Instant::now();
         self.update_stacks(&g.stacks, step);
         self.update_psqt(&sorted, &g.psqt, &ranges, step);
         let m = ft.moments;
@@ -124,6 +131,9 @@ impl FsfState {
             step,
         );
         self.sorted = sorted;
+        times.ft_forward += (t1 - t0).as_secs_f64();
+        times.head += (t2 - t1).as_secs_f64();
+        times.update += t2.elapsed().as_secs_f64();
         g.loss
     }
 

@@ -317,6 +317,7 @@ fn drive(
         let bar = progress_bar(opts.progress, epoch, cfg.epochs, expected);
         let loader = EpochLoader::spawn(dataset.clone(), loader_cfg.clone(), epoch);
         let start = Instant::now();
+        let times_before = trainer.times;
         let (mut loss_sum, mut positions) = (0f64, 0u64);
         let mut held = None;
         let mut log = opts.log_every.map(ProgressLog::new);
@@ -381,6 +382,14 @@ fn drive(
                 m.pos_per_s,
                 m.positions,
                 crate::training::progress::duration(left)
+            );
+            let t = trainer.times.since(&times_before);
+            eprintln!(
+                "  phases: ft forward {:.1}s, head {:.1}s, updates {:.1}s, waiting for data {:.1}s",
+                t.ft_forward,
+                t.head,
+                t.update,
+                (secs - t.total()).max(0.0)
             );
         }
         expected = positions;

@@ -63,15 +63,32 @@ pub struct EpochMetrics {
     pub positions: u64,
 }
 
-/// Wall time spent in each phase of [`Trainer::train_batch`] (for benchmarks).
+/// Wall time spent in each phase of [`Trainer::train_batch`] (benchmarks and the epoch line).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct StepTimes {
-    /// Sparse FT forward (Rust).
+    /// Sparse FT forward (Rust); for the fsf architecture also the bucket sort, the
+    /// factoriser's expansion and the PSQT terms.
     pub ft_forward: f64,
-    /// Head forward + backward in burn, incl. tensor transfers.
+    /// Head (or layer stacks) forward + backward in burn, incl. tensor transfers.
     pub head: f64,
     /// Head AdamW, mask, grouping, FT backward + AdamW (Rust).
     pub update: f64,
+}
+
+impl StepTimes {
+    /// The time spent since `earlier` (a copy taken before).
+    pub fn since(&self, earlier: &StepTimes) -> StepTimes {
+        StepTimes {
+            ft_forward: self.ft_forward - earlier.ft_forward,
+            head: self.head - earlier.head,
+            update: self.update - earlier.update,
+        }
+    }
+
+    /// Seconds in all phases together.
+    pub fn total(&self) -> f64 {
+        self.ft_forward + self.head + self.update
+    }
 }
 
 /// Parameters, optimiser state and scratch buffers.
@@ -225,7 +242,6 @@ impl Trainer {
 
     fn train_fsf(&mut self, batch: &SparseBatch, lr: f64) -> f32 {
         let Some(state) = self.fsf.as_mut() else { return 0.0 };
-        let t0 = Instant::now();
         self.step += 1;
         let c = &self.cfg;
         let s = AdamStep::new(lr, c.beta1, c.beta2, c.eps, c.weight_decay, self.step);
@@ -236,9 +252,7 @@ impl Trainer {
             active: &mut self.active,
             x: (&mut self.x, &mut self.x_hi),
         };
-        let loss = state.train_batch(&self.device, ft, batch, &s);
-        self.times.update += t0.elapsed().as_secs_f64();
-        loss
+        state.train_batch(&self.device, ft, batch, &s, &mut self.times)
     }
 
     /// One optimisation step on `batch` at learning rate `lr`; returns the batch loss.
