@@ -328,7 +328,22 @@ impl Position {
         }
         self.stm = them;
         self.key ^= ZOBRIST.side();
-        self.checkers = self.attackers_to(self.king_sq[them as usize], us, self.occupied());
+        let ksq = self.king_sq[them as usize];
+        self.checkers = match m.kind() {
+            _ if ksq as usize >= MAX_SQUARES => 0,
+            MoveKind::Castling | MoveKind::EnPassant => self.attackers_to(ksq, us, self.occupied()),
+            MoveKind::Drop => self.checkers_after(us, None, m.to().0),
+            _ => self.checkers_after(us, Some(m.from().0), m.to().0),
+        };
+        debug_assert_eq!(
+            self.checkers,
+            if (ksq as usize) < MAX_SQUARES {
+                self.attackers_to(ksq, us, self.occupied())
+            } else {
+                0
+            },
+            "incremental checkers after {m:?}"
+        );
         if double_step_mid != NO_SQ && self.ep_capture_exists(double_step_mid) {
             self.ep = double_step_mid;
             self.key ^= ZOBRIST.ep(self.ep);

@@ -79,6 +79,41 @@ impl Position {
         att
     }
 
+    /// The pieces of the side that just moved (`us`) that check the other king, from the move
+    /// alone: the piece now on `to` directly, and after a board move from `from`, the slider
+    /// of `us` that the vacated square uncovers on the king's line through it. Equal to
+    /// [`Self::attackers_to`] of that king for drops and normal moves and promotions (leapers
+    /// cannot be uncovered, and a line through any other square is as it was); not for
+    /// castling or en passant, which move or remove a second piece.
+    #[inline]
+    pub(crate) fn checkers_after(&self, us: Color, from: Option<u8>, to: u8) -> Bitboard {
+        let v = self.variant;
+        let ksq = self.king_sq[!us as usize];
+        let occ = self.occupied();
+        let kind = PieceKind(self.board[to as usize] & 0x1f);
+        let mut checkers = 0;
+        if v.attacks(us, kind, to, occ) & (1 << ksq) != 0 {
+            checkers |= 1 << to;
+        }
+        let Some(from) = from else { return checkers };
+        // The one ray from the king that holds `from`, if any.
+        let Some(d) = (0..8).find(|&d| v.ray[d][ksq as usize] & (1 << from) != 0) else {
+            return checkers;
+        };
+        let kinds = v.slide_kinds[us as usize][(d + 4) & 7];
+        let blockers = v.ray[d][ksq as usize] & occ;
+        if kinds == 0 || blockers == 0 {
+            return checkers;
+        }
+        let b = nearest(blockers, matches!(d, 0 | 1 | 2 | 7));
+        if self.by_color[us as usize] & (1 << b) != 0
+            && kinds & (1 << (self.board[b as usize] & 0x1f)) != 0
+        {
+            checkers |= 1 << b;
+        }
+        checkers
+    }
+
     /// Pieces of `us` pinned to their king, and for each the line it may move along.
     #[inline]
     pub(crate) fn pinned(&self, us: Color) -> Bitboard {
