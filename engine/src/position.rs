@@ -335,13 +335,9 @@ impl Position {
             MoveKind::Drop => self.checkers_after(us, None, m.to().0),
             _ => self.checkers_after(us, Some(m.from().0), m.to().0),
         };
-        debug_assert_eq!(
-            self.checkers,
-            if (ksq as usize) < MAX_SQUARES {
-                self.attackers_to(ksq, us, self.occupied())
-            } else {
-                0
-            },
+        debug_assert!(
+            ksq as usize >= MAX_SQUARES
+                || self.checkers == self.attackers_to(ksq, us, self.occupied()),
             "incremental checkers after {m:?}"
         );
         if double_step_mid != NO_SQ && self.ep_capture_exists(double_step_mid) {

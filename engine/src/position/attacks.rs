@@ -32,33 +32,29 @@ impl Position {
     /// The `by` pieces in `mask` that attack `sq` by sliding, with the given occupancy.
     #[inline]
     fn slider_attackers(&self, sq: u8, by: Color, occ: Bitboard, mask: Bitboard) -> Bitboard {
+        (0..8).fold(0, |att, d| att | self.ray_attacker(sq, d, by, occ, mask))
+    }
+
+    /// The `by` piece in `mask` that attacks `sq` by sliding along the ray from `sq` in
+    /// direction `d` (the nearest piece on it, if it slides towards `sq`), as a bitboard.
+    #[inline(always)]
+    fn ray_attacker(&self, sq: u8, d: usize, by: Color, occ: Bitboard, mask: Bitboard) -> Bitboard {
         let v = self.variant;
-        let mut att = 0;
-        let slide = &v.slide_kinds[by as usize];
-        for d in 0..8 {
-            // Kinds of `by` sliding towards `sq` along this ray move in the opposite direction.
-            let kinds = slide[(d + 4) & 7];
-            if kinds == 0 {
-                continue;
-            }
-            let ray = v.ray[d][sq as usize];
-            let blockers = ray & occ;
-            if blockers == 0 {
-                continue;
-            }
-            let b = if matches!(d, 0 | 1 | 2 | 7) {
-                blockers.trailing_zeros()
-            } else {
-                63 - blockers.leading_zeros()
-            } as u8;
-            if mask & (1 << b) != 0 {
-                let k = self.board[b as usize] & 0x1f;
-                if kinds & (1 << k) != 0 {
-                    att |= 1 << b;
-                }
-            }
+        // Kinds of `by` sliding towards `sq` along this ray move in the opposite direction.
+        let kinds = v.slide_kinds[by as usize][(d + 4) & 7];
+        if kinds == 0 {
+            return 0;
         }
-        att
+        let blockers = v.ray[d][sq as usize] & occ;
+        if blockers == 0 {
+            return 0;
+        }
+        let b = nearest(blockers, matches!(d, 0 | 1 | 2 | 7));
+        if mask & (1 << b) != 0 && kinds & (1 << (self.board[b as usize] & 0x1f)) != 0 {
+            1 << b
+        } else {
+            0
+        }
     }
 
     /// The `by` pieces in `mask` that attack `sq` by leaping.
@@ -91,27 +87,13 @@ impl Position {
         let ksq = self.king_sq[!us as usize];
         let occ = self.occupied();
         let kind = PieceKind(self.board[to as usize] & 0x1f);
-        let mut checkers = 0;
-        if v.attacks(us, kind, to, occ) & (1 << ksq) != 0 {
-            checkers |= 1 << to;
-        }
+        let checkers = if v.attacks(us, kind, to, occ) & (1 << ksq) != 0 { 1 << to } else { 0 };
         let Some(from) = from else { return checkers };
         // The one ray from the king that holds `from`, if any.
-        let Some(d) = (0..8).find(|&d| v.ray[d][ksq as usize] & (1 << from) != 0) else {
-            return checkers;
-        };
-        let kinds = v.slide_kinds[us as usize][(d + 4) & 7];
-        let blockers = v.ray[d][ksq as usize] & occ;
-        if kinds == 0 || blockers == 0 {
-            return checkers;
+        match (0..8).find(|&d| v.ray[d][ksq as usize] & (1 << from) != 0) {
+            Some(d) => checkers | self.ray_attacker(ksq, d, us, occ, self.by_color[us as usize]),
+            None => checkers,
         }
-        let b = nearest(blockers, matches!(d, 0 | 1 | 2 | 7));
-        if self.by_color[us as usize] & (1 << b) != 0
-            && kinds & (1 << (self.board[b as usize] & 0x1f)) != 0
-        {
-            checkers |= 1 << b;
-        }
-        checkers
     }
 
     /// Pieces of `us` pinned to their king, and for each the line it may move along.
