@@ -486,6 +486,54 @@ esac; done
 }
 
 #[test]
+fn an_engine_that_ignores_its_net_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    // Like Fairy-Stockfish: a net is used only when its file name starts with the variant's
+    // name; otherwise the search says so in one info line and plays its classical evaluation.
+    let fsf = script(
+        t.path(),
+        "fsf.sh",
+        r#"net=none
+while read -r line; do case "$line" in
+uci) echo "id name fake-fsf"; echo "option name UCI_Variant type combo default minishogi var minishogi"; echo uciok;;
+"setoption name EvalFile value minishogi-"*) net=yes;;
+"setoption name EvalFile value "*) net=no;;
+isready) echo readyok;;
+go*) if [ $net = yes ]; then echo "info string NNUE evaluation using minishogi-0123.nnue enabled"
+  else echo "info string classical evaluation enabled"; fi
+  echo "info depth 1 score cp 5"; echo "bestmove b1b2";;
+quit) exit 0;;
+esac; done
+"#,
+    );
+    let cmd = format!("cmd={fsf}");
+    let o = run_match(
+        &t.path().join("a"),
+        "2",
+        &[&["builtin"], &[&cmd, "option.EvalFile=net.nnue"]],
+        &[],
+    );
+    let err = text(&o.stderr);
+    assert!(!o.status.success());
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("ignores EvalFile \"net.nnue\""), "{err}");
+    assert!(err.contains("classical evaluation enabled"), "{err}");
+    assert!(!t.path().join("a").exists());
+    // The variant's name first, or NNUE switched off on purpose: the match is played.
+    for opts in [
+        &["option.EvalFile=minishogi-0123.nnue"][..],
+        &["option.EvalFile=net.nnue", "option.Use NNUE=false"],
+    ] {
+        let mut engine = vec![cmd.as_str()];
+        engine.extend(opts);
+        let o =
+            run_match(&t.path().join(opts.len().to_string()), "2", &[&["builtin"], &engine], &[]);
+        assert!(!text(&o.stderr).contains("ignores EvalFile"), "{}", text(&o.stderr));
+        assert!(t.path().join(opts.len().to_string()).join("games.jsonl").exists());
+    }
+}
+
+#[test]
 fn score_adjudication() {
     let t = tempfile::tempdir().unwrap();
     let out = t.path().join("m");

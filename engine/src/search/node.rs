@@ -306,7 +306,7 @@ impl<'a> Ctx<'a> {
             self.put_frame(ply, f);
             return Self::no_moves_score(pos, last, ply);
         }
-        order_moves(self.ord, &mut f.keys, f.list.as_slice(), pos, tt_move, ply);
+        order_moves(self.ord, &mut f.keys, f.list.as_slice(), pos, tt_move, ply, last);
         f.quiets.clear();
         let stm = pos.side_to_move();
         let node = Node { depth, eval, beta, pv_node, in_check };
@@ -361,7 +361,7 @@ impl<'a> Ctx<'a> {
                     }
                     if score >= beta {
                         if quiet {
-                            self.ord.update_quiet(stm, m, &f.quiets, depth, ply);
+                            self.ord.update_quiet(stm, m, &f.quiets, depth, ply, last);
                         }
                         break;
                     }
@@ -542,7 +542,7 @@ impl<'a> Ctx<'a> {
                 self.put_frame(ply, f);
                 return self.evaluate(pos);
             }
-            order_moves(self.ord, &mut f.keys, f.list.as_slice(), pos, tt_move, ply);
+            order_moves(self.ord, &mut f.keys, f.list.as_slice(), pos, tt_move, ply, last);
             best = -INFINITE;
             let mut quiet_evasions = 0;
             for i in 0..n {
@@ -584,7 +584,7 @@ impl<'a> Ctx<'a> {
             f.tactical.clear();
             tactical_moves(pos, &mut f.tactical);
             let n = f.tactical.len();
-            order_moves(self.ord, &mut f.keys, &f.tactical, pos, tt_move, ply);
+            order_moves(self.ord, &mut f.keys, &f.tactical, pos, tt_move, ply, last);
             let v = pos.variant();
             for i in 0..n {
                 let (m, _) = next_move(&mut f.keys, i);
@@ -732,9 +732,10 @@ fn order_moves(
     pos: &Position,
     tt_move: Move,
     ply: usize,
+    last: Move,
 ) {
     keys.clear();
-    keys.extend(moves.iter().map(|&m| key_of(ord.score(pos, m, tt_move, ply), m)));
+    keys.extend(moves.iter().map(|&m| key_of(ord.score(pos, m, tt_move, ply, last), m)));
 }
 
 #[inline(always)]

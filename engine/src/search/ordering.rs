@@ -1,5 +1,6 @@
-//! Move ordering: TT move, captures by MVV-LVA (promotions with them), killers, and a
-//! history table indexed by (side, from-or-dropped-kind, to) that covers drops too.
+//! Move ordering: TT move, captures by MVV-LVA (promotions with them), killers, the counter
+//! move (the quiet move that last refuted the opponent's move), and a history table indexed
+//! by (side, from-or-dropped-kind, to) that covers drops too.
 
 use crate::position::Position;
 use crate::types::{Color, Move};
@@ -11,9 +12,11 @@ pub const SCORE_TACTICAL: i32 = 1 << 28;
 pub const SCORE_KILLER: i32 = 1 << 27;
 const HISTORY_MAX: i32 = 16384;
 
-/// History, killers and the LMR table: what survives from one search to the next.
+/// History, killers, counter moves and the LMR table: what survives from one search to the next.
 pub struct Ordering {
     history: Vec<i16>,
+    /// The quiet move that last refuted each opponent move, by (side, opponent move).
+    counters: Vec<Move>,
     pub killers: [[Move; 2]; MAX_PLY + 2],
     lmr: [[u8; 64]; 64],
 }
@@ -34,11 +37,17 @@ impl Ordering {
                 *r = x.max(0.0) as u8;
             }
         }
-        Ordering { history: vec![0; 2 << 13], killers: [[Move::NULL; 2]; MAX_PLY + 2], lmr }
+        Ordering {
+            history: vec![0; 2 << 13],
+            counters: vec![Move::NULL; 2 << 13],
+            killers: [[Move::NULL; 2]; MAX_PLY + 2],
+            lmr,
+        }
     }
 
     pub fn clear(&mut self) {
         self.history.fill(0);
+        self.counters.fill(Move::NULL);
         self.killers = [[Move::NULL; 2]; MAX_PLY + 2];
     }
 
@@ -53,8 +62,20 @@ impl Ordering {
     }
 
     /// Rewards the quiet move that cut off and punishes the quiets tried before it.
-    pub fn update_quiet(&mut self, stm: Color, best: Move, tried: &[Move], depth: i32, ply: usize) {
-        let bonus = (depth * depth).min(1200);
+    pub fn update_quiet(
+        &mut self,
+        stm: Color,
+        best: Move,
+        tried: &[Move],
+        depth: i32,
+        ply: usize,
+        last: Move,
+    ) {
+        // Stockfish 14's bonus.
+        let bonus = (6 * depth * depth + 229 * depth - 215).clamp(0, 2000);
+        if !last.is_null() {
+            self.counters[hindex(!stm, last)] = best;
+        }
         self.bump(stm, best, bonus);
         for &m in tried {
             if m != best {
@@ -75,9 +96,15 @@ impl Ordering {
         *h = (v + bonus - v * bonus.abs() / HISTORY_MAX) as i16;
     }
 
+    /// Whether `m` is the move that last refuted the opponent's move `last`.
+    #[inline(always)]
+    fn is_counter(&self, stm: Color, m: Move, last: Move) -> bool {
+        !last.is_null() && self.counters[hindex(!stm, last)] == m
+    }
+
     /// Ordering score of a move (higher first).
     #[inline]
-    pub fn score(&self, pos: &Position, m: Move, tt_move: Move, ply: usize) -> i32 {
+    pub fn score(&self, pos: &Position, m: Move, tt_move: Move, ply: usize, last: Move) -> i32 {
         if m == tt_move {
             return SCORE_TT;
         }
@@ -88,6 +115,9 @@ impl Ordering {
             }
             if m == k[1] {
                 return SCORE_KILLER - 1;
+            }
+            if self.is_counter(pos.side_to_move(), m, last) {
+                return SCORE_KILLER - 2;
             }
             return self.history(pos.side_to_move(), m);
         }
@@ -111,6 +141,9 @@ impl Ordering {
         if m == k[1] {
             return SCORE_KILLER - 1;
         }
+        if self.is_counter(pos.side_to_move(), m, last) {
+            return SCORE_KILLER - 2;
+        }
         self.history(pos.side_to_move(), m)
     }
 }
@@ -118,5 +151,35 @@ impl Ordering {
 impl Default for Ordering {
     fn default() -> Self {
         Ordering::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variant::{Variant, VariantId};
+
+    #[test]
+    fn the_refutation_of_the_last_move_is_ordered_after_the_killers() {
+        let pos = Position::startpos(Variant::builtin(VariantId::MINISHOGI));
+        let quiets: Vec<Move> = pos
+            .legal_moves()
+            .as_slice()
+            .iter()
+            .copied()
+            .filter(|&m| pos.captured(m).is_none() && !m.is_promotion())
+            .collect();
+        let (cut, tried, last, other) = (quiets[0], quiets[1], Move(0x0123), Move(0x0456));
+        let mut ord = Ordering::new();
+        ord.update_quiet(pos.side_to_move(), cut, &[tried, cut], 6, 3, last);
+        // At the ply of the cutoff it is a killer; elsewhere, after the same opponent move,
+        // the counter move; after another move, its history alone.
+        assert_eq!(ord.score(&pos, cut, Move::NULL, 3, last), SCORE_KILLER);
+        assert_eq!(ord.score(&pos, cut, Move::NULL, 5, last), SCORE_KILLER - 2);
+        let h = ord.score(&pos, cut, Move::NULL, 5, other);
+        assert!(h > 0 && h < SCORE_KILLER - 2, "history {h}");
+        assert!(ord.score(&pos, tried, Move::NULL, 5, last) < 0);
+        ord.clear();
+        assert_eq!(ord.score(&pos, cut, Move::NULL, 5, last), 0);
     }
 }

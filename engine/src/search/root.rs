@@ -58,7 +58,7 @@ pub fn iterate(
         .collect();
     // Initial order: the ordering heuristics (captures first).
     let tt_move = ctx.tt.probe(root.key(), 0).map_or(Move::NULL, |h| h.mv);
-    rms.sort_by_key(|r| -ctx.ord.score(&root, r.mv, tt_move, 0));
+    rms.sort_by_key(|r| -ctx.ord.score(&root, r.mv, tt_move, 0, Move::NULL));
 
     let mut result = SearchResult {
         best_move: rms[0].mv,

@@ -60,6 +60,9 @@ pub struct Tt {
     generation: u8,
 }
 
+/// A stored result this many plies deeper than a new one of the same position is kept.
+const TT_KEEP_DEEPER: i32 = 4;
+
 const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
 const MB: usize = 1024 * 1024;
 
@@ -206,6 +209,14 @@ impl Tt {
         if !same && !old_gen && (depth + 3) < e.depth as i32 && bound != Bound::Exact {
             return;
         }
+        // The same position searched much shallower (a quiescence visit of a main-search node,
+        // say) keeps the deeper result and takes only a new best move (Stockfish's rule).
+        if same && bound != Bound::Exact && depth + TT_KEEP_DEEPER <= e.depth as i32 {
+            if !mv.is_null() {
+                e.mv = mv.0;
+            }
+            return;
+        }
         let keep_move = same && mv.is_null();
         *e = Entry {
             key,
@@ -239,5 +250,31 @@ fn score_from_tt(s: i32, ply: usize) -> i32 {
         s + ply as i32
     } else {
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_much_shallower_result_of_the_same_position_keeps_the_deeper_one() {
+        let mut tt = Tt::new(1);
+        let (key, deep, shallow) = (0x1234_5678_9abc_def0, Move(7), Move(9));
+        tt.store(key, deep, 150, 20, 8, Bound::Lower, 0);
+        // A quiescence visit (depth 0) of the same position: the depth-8 bound stays, the
+        // new best move is taken.
+        tt.store(key, shallow, -40, 20, 0, Bound::Upper, 0);
+        let h = tt.probe(key, 0).expect("stored");
+        assert_eq!((h.depth, h.score, h.bound, h.mv), (8, 150, Bound::Lower, shallow));
+        // No move: the stored one stays too.
+        tt.store(key, Move::NULL, -40, 20, 1, Bound::Upper, 0);
+        assert_eq!(tt.probe(key, 0).expect("stored").mv, shallow);
+        // Within TT_KEEP_DEEPER plies, or exact, the new result replaces it.
+        tt.store(key, deep, 60, 20, 5, Bound::Upper, 0);
+        let h = tt.probe(key, 0).expect("stored");
+        assert_eq!((h.depth, h.score, h.bound), (5, 60, Bound::Upper));
+        tt.store(key, deep, 70, 20, 0, Bound::Exact, 0);
+        assert_eq!(tt.probe(key, 0).expect("stored").depth, 0);
     }
 }

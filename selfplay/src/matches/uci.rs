@@ -64,6 +64,16 @@ pub enum UciError {
     /// Writing to it failed.
     #[error("cannot write to the engine: {0}")]
     Write(std::io::Error),
+    /// It was given a net (`EvalFile`) and searches without it.
+    #[error(
+        "the engine ignores EvalFile {file:?}: it said \"classical evaluation enabled\" \
+         (Fairy-Stockfish loads a net only when its file name starts with the variant's name, \
+         as in minishogi-<sha12>.nnue)"
+    )]
+    NetIgnored {
+        /// The `EvalFile` value.
+        file: String,
+    },
     /// It does not play the variant.
     #[error("the engine does not know variant {variant:?}{detail}")]
     UnknownVariant {
@@ -208,7 +218,7 @@ impl UciEngine {
         loop {
             let line = self.recv(deadline, "readyok")?;
             if line.trim() == "readyok" {
-                return Ok(());
+                return self.check_net();
             }
             let l = line.to_ascii_lowercase();
             if l.contains("error") && l.contains("variant") {
@@ -218,6 +228,39 @@ impl UciEngine {
                 });
             }
         }
+    }
+
+    /// With an `EvalFile` set (and NNUE not switched off), a depth-1 search from the start
+    /// position: an engine that then says it uses its classical evaluation (Fairy-Stockfish
+    /// does so, silently otherwise, for a net whose file name does not start with the
+    /// variant's name) is refused, so that a match is never played against the wrong
+    /// evaluation.
+    fn check_net(&mut self) -> Result<(), UciError> {
+        let opt = |name: &str| {
+            self.spec
+                .options
+                .iter()
+                .rev()
+                .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v)
+        };
+        let Some(file) = opt("EvalFile").cloned() else { return Ok(()) };
+        if opt("Use NNUE").is_some_and(|v| v.eq_ignore_ascii_case("false")) {
+            return Ok(());
+        }
+        self.send("position startpos")?;
+        self.send("go depth 1")?;
+        let deadline = Instant::now() + HANDSHAKE;
+        let mut classical = false;
+        loop {
+            let line = self.recv(deadline, "bestmove")?;
+            let t = line.trim();
+            if t.starts_with("bestmove") {
+                break;
+            }
+            classical |= t.starts_with("info string") && t.contains("classical evaluation enabled");
+        }
+        if classical { Err(UciError::NetIgnored { file }) } else { Ok(()) }
     }
 
     /// Reads up to `uciok`; returns the `UCI_Variant` combo values, if it has the option.
