@@ -28,6 +28,21 @@ fn script(dir: &Path, name: &str, body: &str) -> String {
     p.display().to_string()
 }
 
+/// A stand-in UCI engine that plays Minishogi only: it answers `uci`, `isready` and `quit`,
+/// and `cases` (more `pattern) commands;;` lines of a shell `case` on the input line) the rest.
+fn minishogi_engine(dir: &Path, name: &str, cases: &str) -> String {
+    let body = format!(
+        r#"while read -r line; do case "$line" in
+uci) echo "option name UCI_Variant type combo default minishogi var minishogi"; echo uciok;;
+isready) echo readyok;;
+quit) exit 0;;
+{cases}
+esac; done
+"#
+    );
+    script(dir, name, &body)
+}
+
 fn pairs(dir: &Path) -> Vec<PairLine> {
     std::fs::read_to_string(dir.join("games.jsonl"))
         .unwrap()
@@ -182,16 +197,10 @@ fn builtin_against_kage_over_uci_and_resume() {
 #[test]
 fn illegal_moves_lose_and_unknown_variants_are_refused() {
     let t = tempfile::tempdir().unwrap();
-    let bad = script(
+    let bad = minishogi_engine(
         t.path(),
         "illegal.sh",
-        r#"while read -r line; do case "$line" in
-uci) echo "id name illegal"; echo "option name UCI_Variant type combo default minishogi var minishogi"; echo uciok;;
-isready) echo readyok;;
-go*) echo "info depth 1 score cp 5"; echo "bestmove a1a1";;
-quit) exit 0;;
-esac; done
-"#,
+        r#"go*) echo "info depth 1 score cp 5"; echo "bestmove a1a1";;"#,
     );
     let out = t.path().join("m");
     let cmd = format!("cmd={bad}");
@@ -249,16 +258,7 @@ done | "$KAGE" uci
     assert!(text(&o.stdout).contains("1 engine failures"), "{}", text(&o.stdout));
 
     // Always hangs at `go`: the match stops after --max-failures faults in a row.
-    let hang = script(
-        t.path(),
-        "hang.sh",
-        r#"while read -r line; do case "$line" in
-uci) echo "option name UCI_Variant type combo default minishogi var minishogi"; echo uciok;;
-isready) echo readyok;;
-quit) exit 0;;
-esac; done
-"#,
-    );
+    let hang = minishogi_engine(t.path(), "hang.sh", "");
     let out = t.path().join("hang");
     let cmd = format!("cmd={hang}");
     let o = run_match(
@@ -378,17 +378,7 @@ fn results_do_not_depend_on_threads() {
 fn a_flag_fall_loses() {
     let t = tempfile::tempdir().unwrap();
     // Answers every `go` (with an illegal move) only after 0.3 s: its 0.1 s clock falls first.
-    let slow = script(
-        t.path(),
-        "slow.sh",
-        r#"while read -r line; do case "$line" in
-uci) echo "option name UCI_Variant type combo default minishogi var minishogi"; echo uciok;;
-isready) echo readyok;;
-go*) sleep 0.7; echo "bestmove a1a1";;
-quit) exit 0;;
-esac; done
-"#,
-    );
+    let slow = minishogi_engine(t.path(), "slow.sh", r#"go*) sleep 0.7; echo "bestmove a1a1";;"#);
     let out = t.path().join("m");
     let mut args = base(&out, "2");
     let i = args.iter().position(|a| a == "--nodes").unwrap();
@@ -490,21 +480,13 @@ fn an_engine_that_ignores_its_net_is_refused() {
     let t = tempfile::tempdir().unwrap();
     // Like Fairy-Stockfish: a net is used only when its file name starts with the variant's
     // name; otherwise the search says so in one info line and plays its classical evaluation.
-    let fsf = script(
+    let fsf = minishogi_engine(
         t.path(),
         "fsf.sh",
-        r#"net=none
-while read -r line; do case "$line" in
-uci) echo "id name fake-fsf"; echo "option name UCI_Variant type combo default minishogi var minishogi"; echo uciok;;
-"setoption name EvalFile value minishogi-"*) net=yes;;
-"setoption name EvalFile value "*) net=no;;
-isready) echo readyok;;
-go*) if [ $net = yes ]; then echo "info string NNUE evaluation using minishogi-0123.nnue enabled"
+        r#""setoption name EvalFile value minishogi-"*) net=yes;;
+go*) if [ "$net" = yes ]; then echo "info string NNUE evaluation using minishogi-0123.nnue enabled"
   else echo "info string classical evaluation enabled"; fi
-  echo "info depth 1 score cp 5"; echo "bestmove b1b2";;
-quit) exit 0;;
-esac; done
-"#,
+  echo "info depth 1 score cp 5"; echo "bestmove b1b2";;"#,
     );
     let cmd = format!("cmd={fsf}");
     let o = run_match(
