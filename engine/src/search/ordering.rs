@@ -109,17 +109,7 @@ impl Ordering {
             return SCORE_TT;
         }
         if m.is_drop() {
-            let k = &self.killers[ply];
-            if m == k[0] {
-                return SCORE_KILLER;
-            }
-            if m == k[1] {
-                return SCORE_KILLER - 1;
-            }
-            if self.is_counter(pos.side_to_move(), m, last) {
-                return SCORE_KILLER - 2;
-            }
-            return self.history(pos.side_to_move(), m);
+            return self.quiet_score(pos.side_to_move(), m, ply, last);
         }
         let v = pos.variant();
         let captured = pos.captured(m);
@@ -134,17 +124,23 @@ impl Ordering {
             let attacker = if v.kind(mover).royal { 0 } else { v.kind(mover).value };
             return SCORE_TACTICAL + (victim + gain) * 16 - attacker / 16;
         }
+        self.quiet_score(pos.side_to_move(), m, ply, last)
+    }
+
+    /// Ordering score of a quiet move or drop: the killers, then the counter move, then the
+    /// history.
+    #[inline(always)]
+    fn quiet_score(&self, stm: Color, m: Move, ply: usize, last: Move) -> i32 {
         let k = &self.killers[ply];
         if m == k[0] {
-            return SCORE_KILLER;
+            SCORE_KILLER
+        } else if m == k[1] {
+            SCORE_KILLER - 1
+        } else if self.is_counter(stm, m, last) {
+            SCORE_KILLER - 2
+        } else {
+            self.history(stm, m)
         }
-        if m == k[1] {
-            return SCORE_KILLER - 1;
-        }
-        if self.is_counter(pos.side_to_move(), m, last) {
-            return SCORE_KILLER - 2;
-        }
-        self.history(pos.side_to_move(), m)
     }
 }
 
