@@ -18,67 +18,13 @@ Prints the first mismatch of each game (start FEN + moves reproduce it) and a su
 any mismatch. Moves are drawn with a bias toward drops, promotions, captures and checks so that
 rare rules come up; --seed makes a run repeatable.
 """
-import argparse, json, random, subprocess, sys
+import argparse, json, os, random, subprocess, sys
 
 import pyffish as sf
 
 # The three variants pyffish does not carry built in, written in its configuration language.
-CONFIG = """
-[shinobiplus:crazyhouse]
-commoner = c
-bers = d
-dragonHorse = f
-archbishop = j
-fers = m
-shogiKnight = h
-lance = l
-promotionRegionWhite = *7 *8
-promotionRegionBlack = *1 *2 *3
-promotionPieceTypes = -
-promotedPieceType = p:c m:b h:n l:r
-mandatoryPiecePromotion = true
-stalemateValue = loss
-nFoldRule = 4
-perpetualCheckIllegal = true
-startFen = rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/4K3[JDFCLHM] w kq - 0 1
-capturesToHand = false
-dropRegionWhite = *1 *2 *3 *4
-immobilityIllegal = true
-flagPiece = k
-flagRegionWhite = *8
-flagRegionBlack = *1
-
-[shinobi:chess]
-variantTemplate = shogi
-pocketSize = 8
-commoner = c
-bers = d
-archbishop = j
-fers = m
-shogiKnight = h
-lance = l
-promotionRegionWhite = *7 *8
-promotionRegionBlack = *2 *1
-promotionPieceTypes = -
-promotedPieceType = p:c m:b h:n l:r
-mandatoryPiecePromotion = true
-stalemateValue = loss
-perpetualCheckIllegal = true
-startFen = rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/LH1CK1HL[LHMMDJ] w kq - 0 1
-pieceDrops = true
-dropRegionWhite = *1 *2 *3 *4
-dropRegionBlack = *5 *6 *7 *8
-immobilityIllegal = true
-flagPiece = k
-flagRegionWhite = *8
-flagRegionBlack = *1
-
-[gorogoroplus:gorogoro]
-startFen = sgkgs/5/1ppp1/1PPP1/5/SGKGS[LNln] w 0 1
-lance = l
-shogiKnight = n
-promotedPieceType = l:g n:g
-"""
+# FSF's own sections of Shinobi+, Shinobi and Gorogoro+ (shared with kage's reader tests).
+CONFIG = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "fsf_sections.ini")).read()
 VARIANTS = ["shinobiplus", "shinobi", "gorogoroplus", "minishogi"]
 
 

@@ -8,67 +8,7 @@ use crate::{Position, VariantId};
 const FIXTURE: &str = include_str!("../../../tests/fixtures/fsf_sample.ini");
 
 /// FSF's own sections of the three kage variants it ships (variants.ini, commit c19b5f6c).
-const FSF_SECTIONS: &str = r#"
-[shinobi:chess]
-variantTemplate = shogi
-pieceToCharTable = PNBRQ.DJMLH.....CKpnbrq.djmlh.....ck
-pocketSize = 8
-commoner = c
-bers = d
-archbishop = j
-fers = m
-shogiKnight = h
-lance = l
-promotionRegionWhite = *7 *8
-promotionRegionBlack = *2 *1
-promotionPieceTypes = -
-promotedPieceType = p:c m:b h:n l:r
-mandatoryPiecePromotion = true
-stalemateValue = loss
-perpetualCheckIllegal = true
-startFen = rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/LH1CK1HL[LHMMDJ] w kq - 0 1
-pieceDrops = true
-dropRegionWhite = *1 *2 *3 *4
-dropRegionBlack = *5 *6 *7 *8
-immobilityIllegal = true
-flagPiece = k
-flagRegionWhite = *8
-flagRegionBlack = *1
-
-[gorogoroplus:gorogoro]
-startFen = sgkgs/5/1ppp1/1PPP1/5/SGKGS[LNln] w 0 1
-lance = l
-shogiKnight = n
-promotedPieceType = l:g n:g
-pieceToCharTable = P....SLN.G.+....+Kp....sln.g.+....+k
-
-[shinobiplus:crazyhouse]
-pieceToCharTable = -
-commoner = c
-bers = d
-dragonHorse = f
-archbishop = j
-fers = m
-shogiKnight = h
-lance = l
-promotionRegionWhite = *7 *8
-promotionRegionBlack = *1 *2 *3
-promotionPieceTypes = -
-promotedPieceType = p:c m:b h:n l:r
-mandatoryPiecePromotion = true
-stalemateValue = loss
-nFoldRule = 4
-perpetualCheckIllegal = true
-startFen = rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/4K3[JDFCLHM] w kq - 0 1
-capturesToHand = false
-dropRegionWhite = *1 *2 *3 *4
-immobilityIllegal = true
-flagPiece = k
-flagRegionWhite = *8
-flagRegionBlack = *1
-
-[minishogi2:minishogi]
-"#;
+const FSF_SECTIONS: &str = include_str!("../../../tests/fixtures/fsf_sections.ini");
 
 fn fixture() -> FsfIniFile {
     FsfIniFile::parse(FIXTURE).expect("fixture parses")
