@@ -227,6 +227,19 @@ impl<'a> Ctx<'a> {
         None
     }
 
+    /// The frame of `ply` holding every legal move of `pos`, or, when there is none, the
+    /// score of the game's end (the frame given back).
+    fn all_moves(&mut self, pos: &Position, ply: usize, last: Move) -> Result<Box<Frame>, i32> {
+        let mut f = self.take_frame(ply);
+        f.list.clear();
+        pos.generate(&mut f.list);
+        if f.list.as_slice().is_empty() {
+            self.put_frame(ply, f);
+            return Err(Self::no_moves_score(pos, last, ply));
+        }
+        Ok(f)
+    }
+
     /// Score when the side to move has no legal move.
     fn no_moves_score(pos: &Position, last: Move, ply: usize) -> i32 {
         let last = (!last.is_null()).then_some(last);
@@ -298,14 +311,11 @@ impl<'a> Ctx<'a> {
             return s;
         }
 
-        let mut f = self.take_frame(ply);
-        f.list.clear();
-        pos.generate(&mut f.list);
+        let mut f = match self.all_moves(pos, ply, last) {
+            Ok(f) => f,
+            Err(score) => return score,
+        };
         let n = f.list.len();
-        if n == 0 {
-            self.put_frame(ply, f);
-            return Self::no_moves_score(pos, last, ply);
-        }
         order_moves(self.ord, &mut f.keys, f.list.as_slice(), pos, tt_move, ply, last);
         f.quiets.clear();
         let stm = pos.side_to_move();
@@ -526,18 +536,19 @@ impl<'a> Ctx<'a> {
         let tt_move = hit.map_or(Move::NULL, |h| h.mv);
         let old_alpha = alpha;
         let mut best_move = Move::NULL;
-        let mut f = self.take_frame(ply);
         let mut best;
         let mut stand = 0;
         let in_check = pos.in_check();
-        if in_check {
-            f.list.clear();
-            pos.generate(&mut f.list);
-            let n = f.list.len();
-            if n == 0 {
-                self.put_frame(ply, f);
-                return Self::no_moves_score(pos, last, ply);
+        let mut f = if in_check {
+            match self.all_moves(pos, ply, last) {
+                Ok(f) => f,
+                Err(score) => return score,
             }
+        } else {
+            self.take_frame(ply)
+        };
+        if in_check {
+            let n = f.list.len();
             if qdepth >= QS_CHECK_LIMIT {
                 self.put_frame(ply, f);
                 return self.evaluate(pos);

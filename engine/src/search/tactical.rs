@@ -3,22 +3,28 @@
 //! move produced is legal (the same pin and king-safety logic as the full generator).
 
 use crate::position::Position;
-use crate::types::{Bitboard, Move, MoveKind, PieceKind, bits};
+use crate::types::{Bitboard, Color, Move, MoveKind, PieceKind, bits};
+use crate::variant::Variant;
 
 /// Promotions worth searching in quiescence even without a capture (value gain in cp).
 const QUIET_PROMOTION_GAIN: i32 = 150;
+
+/// The variant, the side to move and its opponent of a position not in check, or `None` when
+/// a king already stands on its campmate squares (the game is over: no moves).
+fn movers(pos: &Position) -> Option<(&Variant, Color, Color)> {
+    debug_assert!(!pos.in_check());
+    if pos.flag_reached() {
+        return None;
+    }
+    let us = pos.side_to_move();
+    Some((pos.variant(), us, !us))
+}
 
 /// Appends the legal captures (promoting where a promotion exists; the plain form only where
 /// promotion is optional and the plain move is a legal one), en-passant captures and the
 /// valuable quiet promotions. Requires `!pos.in_check()`.
 pub fn tactical_moves(pos: &Position, out: &mut Vec<Move>) {
-    debug_assert!(!pos.in_check());
-    if pos.flag_reached() {
-        return;
-    }
-    let v = pos.variant();
-    let us = pos.side_to_move();
-    let them = !us;
+    let Some((v, us, them)) = movers(pos) else { return };
     let occ = pos.occupied();
     let own = pos.pieces_of(us);
     let theirs = pos.pieces_of(them);
@@ -146,13 +152,7 @@ pub fn drop_mate_in_one(pos: &Position) -> bool {
 /// checking squares and board moves (promotions and double steps included) of pieces other
 /// than the king. Discovered checks are not looked for. Requires `!pos.in_check()`.
 pub fn quiet_checks(pos: &Position, out: &mut Vec<Move>) {
-    debug_assert!(!pos.in_check());
-    if pos.flag_reached() {
-        return;
-    }
-    let v = pos.variant();
-    let us = pos.side_to_move();
-    let them = !us;
+    let Some((v, us, them)) = movers(pos) else { return };
     let ksq = pos.king_square(them);
     let our_ksq = pos.king_square(us);
     if ksq as usize >= crate::types::MAX_SQUARES || our_ksq as usize >= crate::types::MAX_SQUARES {
