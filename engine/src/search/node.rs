@@ -539,15 +539,12 @@ impl<'a> Ctx<'a> {
         let mut best;
         let mut stand = 0;
         let in_check = pos.in_check();
-        let mut f = if in_check {
-            match self.all_moves(pos, ply, last) {
+        let mut f;
+        if in_check {
+            f = match self.all_moves(pos, ply, last) {
                 Ok(f) => f,
                 Err(score) => return score,
-            }
-        } else {
-            self.take_frame(ply)
-        };
-        if in_check {
+            };
             let n = f.list.len();
             if qdepth >= QS_CHECK_LIMIT {
                 self.put_frame(ply, f);
@@ -573,6 +570,7 @@ impl<'a> Ctx<'a> {
                 }
             }
         } else {
+            f = self.take_frame(ply);
             stand = match hit {
                 Some(h) => h.eval,
                 None => self.evaluate(pos),
