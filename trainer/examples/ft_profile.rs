@@ -22,7 +22,7 @@ fn main() {
         ..SyntheticConfig::default()
     });
     let samples: Vec<_> = (0..bs).map(|i| data.sample(i as u64)).collect();
-    let batch = SparseBatch::from_samples(&samples, TargetBlend { lambda: 0.75, scale: 400.0 });
+    let batch = SparseBatch::from_samples(&samples, &TargetBlend::new(0.75, 400.0));
     let mut p = NetParams::init(nf, h, 32, 1);
     let (mut acc, mut x) = (Vec::new(), Vec::new());
     let (mut active, mut x2) = (Vec::new(), Vec::new());

@@ -78,12 +78,12 @@ fn batches(cfg: &BenchConfig, n: usize) -> Vec<SparseBatch> {
         num_features: cfg.num_features,
         ..SyntheticConfig::default()
     });
-    let blend = TargetBlend { lambda: 0.75, scale: 400.0 };
+    let blend = TargetBlend::new(0.75, 400.0);
     (0..n)
         .map(|b| {
             let samples: Vec<_> =
                 (0..cfg.batch_size).map(|i| data.sample((b * cfg.batch_size + i) as u64)).collect();
-            SparseBatch::from_samples(&samples, blend)
+            SparseBatch::from_samples(&samples, &blend)
         })
         .collect()
 }
@@ -204,7 +204,7 @@ pub fn loader_on(cfg: &BenchConfig, data: Arc<dyn Dataset>, positions: u64) -> B
         val_fraction: 0.01,
         val_max: 10_000,
         filter: FilterConfig::default(),
-        blend: TargetBlend { lambda: 0.75, scale: 400.0 },
+        blend: TargetBlend::new(0.75, 400.0),
         num_features: cfg.num_features,
         prefetch: 8,
     };

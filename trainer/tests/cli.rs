@@ -209,3 +209,35 @@ fn a_bad_configuration_and_a_bad_data_list_are_one_line_errors() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn score_wdl_is_recorded_in_the_run_and_a_wrong_variant_is_a_one_line_error() {
+    let dir = common::temp_dir("cli-score-wdl");
+    let exe = env!("CARGO_BIN_EXE_kage-train");
+    let wdl = dir.join("m.wdl.toml");
+    std::fs::write(&wdl, "variant = \"minishogi\"\nevaluator = \"net\"\na = 1.0\nb = 90.0\n")
+        .expect("write");
+    let train = |variant: &str, out: &std::path::Path| {
+        Command::new(exe)
+            .args(["--variant", variant, "--synthetic", "600", "--synthetic-features", "100"])
+            .args(["--ft-size", "8", "--head-size", "4", "--epochs", "1", "--quiet"])
+            .arg("--score-wdl")
+            .arg(&wdl)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .expect("runs")
+    };
+    let o = train("gorogoroplus", &dir.join("wrong"));
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("is a WDL model of minishogi, not of gorogoroplus"), "{err}");
+
+    let run = dir.join("run");
+    let o = train("minishogi", &run);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let config = std::fs::read_to_string(run.join("config.toml")).expect("config");
+    assert!(config.contains("[score_wdl.model]") && config.contains("b = 90.0"), "{config}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

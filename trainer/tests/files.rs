@@ -103,3 +103,42 @@ fn trains_on_position_files_with_engine_features() {
     assert!(cp.abs() < 2000, "start position eval {cp}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn score_wdl_targets_are_the_models_expected_result_for_the_side_to_move() {
+    use kage_engine::Color;
+    use kage_engine::eval::wdl::WdlModel;
+    use kage_train::TargetBlend;
+    use kage_train::data::score_wdl::ScoreWdlConfig;
+    use std::sync::Arc;
+
+    let dir = common::temp_dir("score-wdl");
+    let file = dir.join("minishogi.kdat");
+    let records = write_playouts(&file, "minishogi", 6, 0x1234_5678_9abc_def1);
+    let wdl = dir.join("m.wdl.toml");
+    let text = "variant = \"minishogi\"\nevaluator = \"net\"\na = 10.0\nb = 150.0\noffset = 50.0\n\
+                [[bucket]]\nby = \"ply\"\nfrom = 20\na = 0.0\nb = 100.0\noffset = -120.0\n";
+    std::fs::write(&wdl, text).expect("write");
+    let cfg = ScoreWdlConfig::read(&wdl, "minishogi").expect("read");
+    let blend = TargetBlend::new(1.0, 400.0).with_wdl(Some(Arc::new(cfg.models().expect("ok"))));
+
+    let ds = FileDataset::new("minishogi", std::slice::from_ref(&file), DecodeMode::Fast)
+        .expect("dataset");
+    let mut src = ds.open().expect("open");
+    let (early, late) = (
+        WdlModel::new(10.0, 150.0, 50.0).expect("model"),
+        WdlModel::new(0.0, 100.0, -120.0).expect("model"),
+    );
+    let mut blacks = 0;
+    for rec in &records {
+        let s = src.next_sample().expect("sample").expect("one per record");
+        let stm = rec.side_to_move();
+        assert_eq!(s.flags.black_to_move(), stm == Color::Black);
+        blacks += usize::from(stm == Color::Black);
+        let m = if rec.ply < 20 { &early } else { &late };
+        let want = m.expected(m.centred(i32::from(rec.score), stm)) as f32;
+        assert!((blend.target(&s) - want).abs() < 1e-6, "ply {} score {}", rec.ply, rec.score);
+    }
+    assert!(blacks > 0 && blacks < records.len());
+    let _ = std::fs::remove_dir_all(&dir);
+}

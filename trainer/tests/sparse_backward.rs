@@ -19,7 +19,7 @@ fn setup() -> (NetParams, SparseBatch) {
         seed: 3,
     });
     let samples: Vec<_> = (0..24).map(|i| data.sample(i)).collect();
-    let batch = SparseBatch::from_samples(&samples, TargetBlend { lambda: 0.5, scale: 400.0 });
+    let batch = SparseBatch::from_samples(&samples, &TargetBlend::new(0.5, 400.0));
     let mut p = NetParams::init(F, H, K, 11);
     // Larger FT weights so some accumulators leave the linear region (exercises the mask).
     p.ft_w.iter_mut().for_each(|w| *w *= 6.0);

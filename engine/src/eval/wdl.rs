@@ -156,8 +156,8 @@ impl WdlModel {
     }
 }
 
-/// A WDL parameter file (`kage-data fit-wdl` writes it; keys the engine does not read, such as
-/// the data's identity and the per-bucket fits, are ignored).
+/// A WDL parameter file (`kage-data fit-wdl` writes it; keys not read here, such as the
+/// data's identity, are ignored).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WdlFile {
     /// The variant it was fitted for.
@@ -168,6 +168,30 @@ pub struct WdlFile {
     pub net_run_id: Option<String>,
     /// The model.
     pub model: WdlModel,
+    /// The per-bucket fits (`[[bucket]]`, lowest bucket first as written; the engine uses only
+    /// `model`, the trainer's `--score-wdl` the ply buckets).
+    pub buckets: Vec<WdlBucket>,
+}
+
+/// One bucket's fit in a WDL parameter file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WdlBucket {
+    /// What the positions are grouped by: `ply` or `material`.
+    pub by: String,
+    /// The bucket's lowest ply or piece count.
+    pub from: u32,
+    /// The bucket's model.
+    pub model: WdlModel,
+}
+
+#[derive(Deserialize)]
+struct RawBucket {
+    by: String,
+    from: u32,
+    a: f64,
+    b: f64,
+    #[serde(default)]
+    offset: f64,
 }
 
 #[derive(Deserialize)]
@@ -180,6 +204,8 @@ struct RawFile {
     b: f64,
     #[serde(default)]
     offset: f64,
+    #[serde(default)]
+    bucket: Vec<RawBucket>,
 }
 
 impl WdlFile {
@@ -192,6 +218,17 @@ impl WdlFile {
             evaluator: raw.evaluator,
             net_run_id: raw.net_run_id,
             model: WdlModel::new(raw.a, raw.b, raw.offset)?,
+            buckets: raw
+                .bucket
+                .into_iter()
+                .map(|b| {
+                    Ok(WdlBucket {
+                        by: b.by,
+                        from: b.from,
+                        model: WdlModel::new(b.a, b.b, b.offset)?,
+                    })
+                })
+                .collect::<Result<_, WdlError>>()?,
         })
     }
 }

@@ -1,6 +1,8 @@
 //! Sparse batches: flat feature indices with offsets per perspective, plus targets.
 
-use crate::data::sample::Sample;
+use crate::data::sample::{Sample, SampleMeta};
+use crate::data::score_wdl::ScoreWdl;
+use std::sync::Arc;
 
 /// A batch of positions in sparse form (`EmbeddingBag`-style flat indices and offsets).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -18,25 +20,43 @@ pub struct SparseBatch {
 }
 
 /// How targets are blended from score and result.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TargetBlend {
     /// Weight of the score.
     pub lambda: f32,
     /// Centipawns per logit.
     pub scale: f32,
+    /// The data's WDL model (`--score-wdl`): the score's expected result replaces
+    /// `sigmoid(score / scale)`.
+    pub wdl: Option<Arc<ScoreWdl>>,
 }
 
 impl TargetBlend {
     /// `lambda * sigmoid(score / scale) + (1 - lambda) * result`.
-    pub fn target(&self, sample: &Sample) -> f32 {
-        self.target_of(sample.score_cp, sample.result)
+    pub fn new(lambda: f32, scale: f32) -> TargetBlend {
+        TargetBlend { lambda, scale, wdl: None }
     }
 
-    /// [`TargetBlend::target`] from the score and the result.
+    /// The blend with the score's part read through `wdl`.
+    pub fn with_wdl(self, wdl: Option<Arc<ScoreWdl>>) -> TargetBlend {
+        TargetBlend { wdl, ..self }
+    }
+
+    /// `lambda * E + (1 - lambda) * result`, with `E` the score's expected result:
+    /// `sigmoid(score / scale)`, or the WDL model's (mate scores: the sigmoid).
+    pub fn target(&self, sample: &Sample) -> f32 {
+        self.target_of(&sample.meta())
+    }
+
+    /// [`TargetBlend::target`] from the scalar fields.
     #[inline]
-    pub fn target_of(&self, score_cp: i16, result: f32) -> f32 {
-        let s = sigmoid(f32::from(score_cp) / self.scale);
-        self.lambda * s + (1.0 - self.lambda) * result
+    pub fn target_of(&self, meta: &SampleMeta) -> f32 {
+        let s = self
+            .wdl
+            .as_deref()
+            .and_then(|w| w.expected(meta))
+            .unwrap_or_else(|| sigmoid(f32::from(meta.score_cp) / self.scale));
+        self.lambda * s + (1.0 - self.lambda) * meta.result
     }
 }
 
@@ -62,7 +82,7 @@ impl SparseBatch {
     }
 
     /// Builds a batch from samples.
-    pub fn from_samples(samples: &[Sample], blend: TargetBlend) -> SparseBatch {
+    pub fn from_samples(samples: &[Sample], blend: &TargetBlend) -> SparseBatch {
         let mut b = SparseBatch::with_capacity(samples.len());
         for s in samples {
             b.push(s, blend);
@@ -71,7 +91,7 @@ impl SparseBatch {
     }
 
     /// Appends one position.
-    pub fn push(&mut self, sample: &Sample, blend: TargetBlend) {
+    pub fn push(&mut self, sample: &Sample, blend: &TargetBlend) {
         self.push_features(&sample.stm_features, &sample.nstm_features, blend.target(sample));
     }
 

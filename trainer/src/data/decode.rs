@@ -123,6 +123,9 @@ fn record_meta(rec: &PositionRecord) -> SampleMeta {
     if rec.flags.best_noisy() {
         flags |= SampleFlags::BEST_NOISY;
     }
+    if rec.side_to_move() == kage_engine::Color::Black {
+        flags |= SampleFlags::BLACK_TO_MOVE;
+    }
     SampleMeta {
         score_cp: rec.score,
         result: rec.result.as_f32(),

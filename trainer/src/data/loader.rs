@@ -209,7 +209,7 @@ fn classify(cfg: &LoaderConfig, first_index: u64, block: &SampleBlock, out: &mut
                 Fate::Train
             };
         out.fate.push(fate);
-        out.target.push(cfg.blend.target_of(meta.score_cp, meta.result));
+        out.target.push(cfg.blend.target_of(&meta));
     }
 }
 
@@ -519,7 +519,7 @@ mod tests {
         let mut batches = vec![SparseBatch::with_capacity(cfg.batch_size)];
         let emit = |s: Sample, batches: &mut Vec<SparseBatch>| {
             let b = batches.last_mut().expect("a batch");
-            b.push(&s, cfg.blend);
+            b.push(&s, &cfg.blend);
             if b.len() >= cfg.batch_size {
                 batches.push(SparseBatch::with_capacity(cfg.batch_size));
             }
@@ -589,7 +589,7 @@ mod tests {
             val_fraction: 0.05,
             val_max: 300,
             filter: FilterConfig::default(),
-            blend: TargetBlend { lambda: 0.75, scale: 400.0 },
+            blend: TargetBlend::new(0.75, 400.0),
             num_features,
             prefetch: 4,
         }

@@ -5,5 +5,6 @@ pub mod batch;
 pub mod decode;
 pub mod loader;
 pub mod sample;
+pub mod score_wdl;
 pub mod space;
 pub mod synthetic;

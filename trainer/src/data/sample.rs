@@ -12,6 +12,8 @@ impl SampleFlags {
     /// The best move found by search is noisy: a capture or a promotion (the data files'
     /// `PositionFlags::BEST_NOISY`).
     pub const BEST_NOISY: u8 = 2;
+    /// Black is to move (only data files set it; synthetic samples read as White to move).
+    pub const BLACK_TO_MOVE: u8 = 4;
 
     /// Whether the side to move is in check.
     pub fn in_check(self) -> bool {
@@ -21,6 +23,11 @@ impl SampleFlags {
     /// Whether the best move is noisy (capture or promotion).
     pub fn noisy(self) -> bool {
         self.0 & Self::BEST_NOISY != 0
+    }
+
+    /// Whether Black is to move.
+    pub fn black_to_move(self) -> bool {
+        self.0 & Self::BLACK_TO_MOVE != 0
     }
 }
 

@@ -340,8 +340,7 @@ mod tests {
                 ..SyntheticConfig::default()
             });
             let samples: Vec<_> = (0..600).map(|i| data.sample(i)).collect();
-            let batch =
-                SparseBatch::from_samples(&samples, TargetBlend { lambda: 0.5, scale: 400.0 });
+            let batch = SparseBatch::from_samples(&samples, &TargetBlend::new(0.5, 400.0));
             let mut p = NetParams::init(nf, h, 4, 5);
             // Larger weights so some accumulators leave (0, 1) and the mask matters.
             p.ft_w.iter_mut().for_each(|w| *w *= 4.0);

@@ -1,5 +1,6 @@
 //! Training configuration: defaults, TOML round trip and validation.
 
+use crate::data::score_wdl::ScoreWdlConfig;
 use crate::data::synthetic::SyntheticConfig;
 use kage_engine::nnue::network::{MAX_FT_SIZE, MAX_HEAD_SIZE};
 use serde::{Deserialize, Serialize};
@@ -130,6 +131,11 @@ pub struct TrainConfig {
     pub factorise: bool,
     /// Weight of the search score in the target (1 = score only, 0 = result only).
     pub lambda: f64,
+    /// The data's WDL model (`--score-wdl FILE`, its numbers as read): the score part of the
+    /// target is the model's expected result instead of `sigmoid(score / scale)`
+    /// (`data::score_wdl`). Written to the TOML only when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score_wdl: Option<ScoreWdlConfig>,
     /// Centipawns per logit: target uses `sigmoid(score / scale)`, the net predicts
     /// `sigmoid(output / scale)` and the exported net evaluates `output` in centipawns.
     pub scale: f64,
@@ -189,6 +195,7 @@ impl Default for TrainConfig {
             eps: 1e-8,
             factorise: false,
             lambda: 0.75,
+            score_wdl: None,
             scale: 400.0,
             seed: 1,
             shuffle_buffer: 200_000,
@@ -319,6 +326,9 @@ impl TrainConfig {
                     self.scale
                 ),
             ));
+        }
+        if let Some(w) = &self.score_wdl {
+            w.models().map_err(|e| invalid("score_wdl", e.to_string()))?;
         }
         let positive = [("lr", self.lr), ("eps", self.eps)];
         for (field, v) in positive {

@@ -13,6 +13,7 @@ use crate::training::fsf_step::{FsfState, FtParts};
 use crate::training::optim::{AdamStep, Moments, adamw};
 use burn::tensor::Device;
 use rayon::prelude::*;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Adam moments of every parameter tensor.
@@ -237,7 +238,9 @@ impl Trainer {
             Arch::Small => self.cfg.scale as f32,
             Arch::Fsf => fsf::TARGET_SCALE_CP,
         };
-        TargetBlend { lambda: self.cfg.lambda as f32, scale }
+        // `validate` has checked the models.
+        let wdl = self.cfg.score_wdl.as_ref().and_then(|w| w.models().ok()).map(Arc::new);
+        TargetBlend::new(self.cfg.lambda as f32, scale).with_wdl(wdl)
     }
 
     fn train_fsf(&mut self, batch: &SparseBatch, lr: f64) -> f32 {

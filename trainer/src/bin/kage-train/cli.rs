@@ -173,6 +173,12 @@ pub(crate) struct TrainArgs {
     /// Centipawns per logit.
     #[arg(long)]
     pub(crate) scale: Option<f64>,
+    /// Read each record's score through this WDL model of the evaluator that made the data
+    /// (kage-data fit-wdl's file, e.g. engine/nets/shinobi.wdl.toml; its ply buckets where it
+    /// has them): the target's score part becomes the model's expected result instead of
+    /// sigmoid(score / scale), so the new net does not learn that evaluator's bias for a side.
+    #[arg(long, value_name = "FILE.wdl.toml")]
+    pub(crate) score_wdl: Option<PathBuf>,
     #[arg(long)]
     pub(crate) seed: Option<u64>,
     #[arg(long)]

@@ -6,6 +6,7 @@ use crate::init_threads;
 use anyhow::{Context, Result, bail};
 use kage_engine::util::read::{cap, read_text_capped};
 use kage_train::RunOptions;
+use kage_train::data::score_wdl::ScoreWdlConfig;
 use kage_train::data::synthetic::SyntheticConfig;
 use kage_train::training::config::{Arch, TrainConfig};
 use std::path::Path;
@@ -64,6 +65,9 @@ pub(crate) fn resolve_config(a: &TrainArgs) -> Result<TrainConfig> {
     }
     if a.snapshots {
         cfg.snapshots = true;
+    }
+    if let Some(p) = &a.score_wdl {
+        cfg.score_wdl = Some(ScoreWdlConfig::read(p, &cfg.variant)?);
     }
     if a.variant.is_none() && a.config.is_none() {
         bail!("--variant is required (or give --config)");
