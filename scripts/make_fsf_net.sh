@@ -11,7 +11,8 @@
 # 1. self-play: FSF_GAMES games at FSF_NODES nodes per move (FSF_JITTER % node jitter) by the
 #    variant's shipped net, into OUT/V/selfplay/V/positions.kdata (kage-selfplay resumes a run);
 # 2. training: kage-train --arch fsf for FSF_EPOCHS epochs into OUT/V/train (resumed from its
-#    checkpoint), which writes <variant>-<12 hex digits of sha256>.nnue;
+#    checkpoint), which writes <variant>-<12 hex digits of sha256>.nnue; with FSF_SCORE_WDL set
+#    (the shipped net's fitted WDL file), targets through that model (kage-train --score-wdl);
 # 3. with FSF set: FSF loads the net (`info string NNUE evaluation using ... enabled`).
 set -euo pipefail
 
@@ -42,10 +43,12 @@ elif [[ -f $d/train/checkpoint.ckpt ]]; then
   "$BIN/kage-train" --resume "$d/train" --threads "$THREADS"
 else
   log "training, $FSF_EPOCHS epochs (lambda $FSF_LAMBDA, seed $FSF_TRAIN_SEED)"
+  wdl=()
+  [[ -n ${FSF_SCORE_WDL:-} ]] && wdl=(--score-wdl "$FSF_SCORE_WDL")
   # shellcheck disable=SC2086
   "$BIN/kage-train" --variant "$variant" --arch fsf --data "$d/selfplay/$variant/positions.kdata" \
     --out "$d/train" --epochs "$FSF_EPOCHS" --lambda "$FSF_LAMBDA" --seed "$FSF_TRAIN_SEED" \
-    --threads "$THREADS" $FSF_TRAIN_ARGS
+    --threads "$THREADS" "${wdl[@]}" $FSF_TRAIN_ARGS
 fi
 file=$(net)
 [[ -n $file ]] || { echo "make_fsf_net: kage-train wrote no $variant-*.nnue in $d/train" >&2; exit 1; }
