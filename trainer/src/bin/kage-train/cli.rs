@@ -138,8 +138,8 @@ pub(crate) struct TrainArgs {
     #[arg(long)]
     pub(crate) config: Option<PathBuf>,
     /// Continue the run in this directory from its last checkpoint (its weights: not with
-    /// --init-net, which only starts a run).
-    #[arg(long, conflicts_with_all = ["config", "data", "out", "init_net"])]
+    /// --init-net or --score-wdl, which only start a run; the run keeps its own).
+    #[arg(long, conflicts_with_all = ["config", "data", "out", "init_net", "score_wdl"])]
     pub(crate) resume: Option<PathBuf>,
     /// Train on N synthetic positions instead of files.
     #[arg(long)]
