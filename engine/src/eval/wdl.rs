@@ -168,7 +168,7 @@ pub struct WdlFile {
     pub net_run_id: Option<String>,
     /// The model.
     pub model: WdlModel,
-    /// The per-bucket fits (`[[bucket]]`, lowest bucket first as written; the engine uses only
+    /// The per-bucket fits (`[[bucket]]`, in file order; the engine uses only
     /// `model`, the trainer's `--score-wdl` the ply buckets).
     pub buckets: Vec<WdlBucket>,
 }

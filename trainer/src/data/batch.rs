@@ -32,7 +32,7 @@ pub struct TargetBlend {
 }
 
 impl TargetBlend {
-    /// `lambda * sigmoid(score / scale) + (1 - lambda) * result`.
+    /// The plain blend: `lambda * sigmoid(score / scale) + (1 - lambda) * result`.
     pub fn new(lambda: f32, scale: f32) -> TargetBlend {
         TargetBlend { lambda, scale, wdl: None }
     }
