@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use kage_data::fsf_bin::RECORD_BYTES;
-use kage_data::{FileHeader, PositionRecord, RecordKind, Writer, read_all};
+use kage_data::{FileHeader, PositionRecord, RecordKind, StmResult, Writer, read_all};
 use kage_engine::{Game, Variant};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -106,4 +106,44 @@ fn export_then_import_gives_the_positions_back() {
     let wrong = dir.path().join("wrong.kdata");
     let o = bin(&["import-bin", "--variant", "minishogi", "--out", s(&wrong), s(&out)]);
     assert!(!o.status.success() && stderr(&o).contains("record 0"), "{}", stderr(&o));
+}
+
+#[test]
+fn fit_wdl_names_a_fairy_stockfish_format_net_by_content_and_refuses_another_variants() {
+    use kage_engine::nnue::fsf::{FsfLayout, net_file_name, random_net};
+    let dir = tempfile::tempdir().expect("dir");
+    let v = Variant::by_name("minishogi").expect("variant");
+    // Scores that predict the result: the side to move wins with probability sigmoid(s / 150).
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+    let mut recs = positions(v, 300, 8);
+    for r in &mut recs {
+        let p = 1.0 / (1.0 + (-f64::from(r.score) / 150.0).exp());
+        r.result = if rng.random_bool(p) { StmResult::Win } else { StmResult::Loss };
+    }
+    let kdata = dir.path().join("positions.kdata");
+    let h = FileHeader::new(RecordKind::Position, "minishogi", "a = 1", "rev", "test").unwrap();
+    let mut w = Writer::<PositionRecord>::create(&kdata, h).expect("create");
+    w.write_all(&recs).expect("write");
+    w.finish().expect("finish");
+
+    let layout = FsfLayout::for_variant(v).expect("layout");
+    let bytes = random_net(&layout, 3).to_bytes().expect("bytes");
+    let net = dir.path().join("net.nnue");
+    std::fs::write(&net, &bytes).expect("write net");
+    let o = bin(&["fit-wdl", "--net", s(&net), s(&kdata)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let file = kage_engine::eval::wdl::WdlFile::parse(&text).expect("the engine reads it");
+    assert_eq!((file.variant.as_str(), file.evaluator.as_str()), ("minishogi", "fsf-net"));
+    let name = net_file_name("minishogi", &bytes);
+    assert!(text.contains(&format!("net_file = \"{name}\"")), "{text}");
+
+    // A Gorogoro+ net for Minishogi data: one line naming the file.
+    let gl = FsfLayout::for_variant(Variant::by_name("gorogoroplus").unwrap()).unwrap();
+    std::fs::write(&net, random_net(&gl, 3).to_bytes().unwrap()).expect("write net");
+    let o = bin(&["fit-wdl", "--net", s(&net), s(&kdata)]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("is not a net for the data's minishogi"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
 }

@@ -1,4 +1,5 @@
-//! `--net`: self-play with an NNUE network (a small random one, `nnue::random_network`).
+//! `--net`: self-play with an NNUE network (a small random one, `nnue::random_network`, or a
+//! random Fairy-Stockfish-format one).
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -52,6 +53,32 @@ fn network_is_used_recorded_and_checked() {
     let o = generate(&t.path().join("nnue"), "minishogi", Some(&net));
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("different config"));
+}
+
+#[test]
+fn a_fairy_stockfish_format_network_plays_self_play() {
+    use kage_engine::nnue::fsf::{FsfLayout, random_net};
+    let t = tempfile::tempdir().unwrap();
+    let net = t.path().join("fsf.nnue");
+    let layout = FsfLayout::for_variant(Variant::by_name("minishogi").unwrap()).unwrap();
+    std::fs::write(&net, random_net(&layout, 1).to_bytes().unwrap()).unwrap();
+
+    let o = generate(&t.path().join("fsf"), "minishogi", Some(&net));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = generate(&t.path().join("hce"), "minishogi", None);
+    assert!(o.status.success());
+    let a = std::fs::read(t.path().join("fsf/minishogi/games.kdata")).unwrap();
+    let b = std::fs::read(t.path().join("hce/minishogi/games.kdata")).unwrap();
+    assert_ne!(a, b, "the network changes the games");
+    let h = kage_data::FileHeader::read_file(&t.path().join("fsf/minishogi/games.kdata")).unwrap();
+    assert!(h.config().contains("fsf.nnue"), "{}", h.config());
+
+    // The net's size is another variant's: one line naming the size it has.
+    let o = generate(&t.path().join("wrong"), "gorogoroplus", Some(&net));
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("(the size of a minishogi net)"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
 }
 
 #[test]

@@ -164,7 +164,8 @@ enum Cmd {
     /// Fits the engine's WDL model (win/draw/loss against search score) to self-play
     /// positions and prints it as the TOML the engine reads (engine/src/eval/wdl.rs).
     FitWdl {
-        /// The data was made with this kage net (its run id is recorded).
+        /// The data was made with this net: a kage net (its run id is recorded) or a
+        /// Fairy-Stockfish-format one (its file name by content).
         #[arg(long, required_unless_present = "hce", conflicts_with = "hce")]
         net: Option<PathBuf>,
         /// The data was made with the hand-crafted evaluation.

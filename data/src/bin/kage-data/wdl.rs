@@ -11,12 +11,13 @@ use kage_data::wdl::{Bucketing, WdlCounts};
 use kage_data::{GIT_REVISION, PositionRecord, RecordKind};
 use kage_engine::eval::wdl::WdlModel;
 
-use crate::common::{check_damage, check_output, distinct_inputs, headers, open};
+use crate::common::{check_damage, check_output, distinct_inputs, headers, open, variant_of};
 
 /// Buckets with fewer positions are not fitted.
 const MIN_BUCKET: u64 = 2000;
 
-/// What the data was made with: the hand-crafted evaluation, or a kage net (its run id).
+/// What the data was made with: the hand-crafted evaluation, or a net (a kage net's run id,
+/// a Fairy-Stockfish-format net's file name by content).
 pub enum Fitted {
     /// `--hce`.
     Hce,
@@ -39,7 +40,7 @@ pub fn run(
     let variant = common_variant(files)?;
     let identity = match what {
         Fitted::Hce => "evaluator = \"hce\"\n".to_owned(),
-        Fitted::Net(p) => net_identity(p, &variant)?,
+        Fitted::Net(p) => net_identity(p, &variant, files)?,
     };
     let (all, buckets) = count(files, by, allow_damaged)?;
     let model = all.fit().context("fit-wdl")?;
@@ -77,9 +78,22 @@ fn common_variant(files: &[PathBuf]) -> Result<String> {
     Ok(hs[0].variant().to_owned())
 }
 
-/// `evaluator = "net"` and the net's run id, checked to be a net of `variant`.
-fn net_identity(path: &Path, variant: &str) -> Result<String> {
-    let net = kage_engine::protocol::uci::load_net(&path.display().to_string())?;
+/// `evaluator = "net"` and the net's run id, checked to be a net of `variant`; for a
+/// Fairy-Stockfish-format net (no run id), `evaluator = "fsf-net"` and its file name by content
+/// (`<variant>-<12 hex digits of sha256>.nnue`), checked to load for the data's variant.
+fn net_identity(path: &Path, variant: &str, files: &[PathBuf]) -> Result<String> {
+    use kage_engine::nnue::fsf;
+    let bytes = kage_engine::nnue::read_file(path)
+        .with_context(|| format!("cannot read net {}", path.display()))?;
+    if fsf::is_fsf_net(&bytes) {
+        let v = variant_of(&headers(&files[..1])?[0])?;
+        fsf::FsfNetwork::load(&bytes, v)
+            .with_context(|| format!("{} is not a net for the data's {variant}", path.display()))?;
+        let name = fsf::net_file_name(variant, &bytes);
+        return Ok(format!("evaluator = \"fsf-net\"\nnet_file = {name:?}\n"));
+    }
+    let net = kage_engine::nnue::Network::load(&bytes)
+        .with_context(|| format!("{} is not a kage net", path.display()))?;
     let h = net.header();
     if h.variant != variant {
         bail!("{} is a net for {}, the data is {variant}", path.display(), h.variant);

@@ -392,23 +392,33 @@ fn net_for(nets: &[PathBuf], variant: &str, strict: bool) -> Result<Option<NetRe
     for path in nets {
         let bytes = kage_engine::nnue::read_file(path)
             .with_context(|| format!("loading network {}", path.display()))?;
-        let net = kage_engine::nnue::Network::load(&bytes)
+        let net_variant = net_variant(&bytes, variant, strict)
             .with_context(|| format!("loading network {}", path.display()))?;
-        if net.header().variant == variant {
+        if net_variant == variant {
             if found.is_some() {
                 bail!("two networks given for {variant}");
             }
             let hash = kage_selfplay::player::file_hash(&bytes);
             found = Some(NetRef { path: path.display().to_string(), hash });
         } else if strict {
-            bail!(
-                "network {} is for variant {:?}, not {variant:?}",
-                path.display(),
-                net.header().variant
-            );
+            bail!("network {} is for variant {net_variant:?}, not {variant:?}", path.display());
         }
     }
     Ok(found)
+}
+
+/// The variant a network file is for: a kage net's header names it. A Fairy-Stockfish-format
+/// net names none: with one variant asked it is taken for that one (its size and layout are
+/// checked when it is loaded for it); with `all`, for the built-in variant its size fits.
+fn net_variant(bytes: &[u8], variant: &str, strict: bool) -> Result<String> {
+    use kage_engine::nnue::fsf;
+    if !fsf::is_fsf_net(bytes) {
+        return Ok(kage_engine::nnue::Network::load(bytes)?.header().variant.clone());
+    }
+    if strict {
+        return Ok(variant.to_owned());
+    }
+    Ok(fsf::guess_variant(bytes)?.map_or_else(String::new, |id| id.name().to_owned()))
 }
 
 impl GameArgs {
