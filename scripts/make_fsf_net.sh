@@ -9,7 +9,7 @@
 #   FSF=... FSF_VARIANTS=/path/to/variants.ini scripts/make_fsf_net.sh gorogoroplus
 #
 # 1. self-play: FSF_GAMES games at FSF_NODES nodes per move (FSF_JITTER % node jitter) by the
-#    variant's shipped net, into OUT/V/selfplay/V/positions.kdata (kage-selfplay resumes a run);
+#    shipped net (or FSF_SELFPLAY_NET: a last generation's net), into OUT/V/selfplay (resumed);
 # 2. training: kage-train --arch fsf for FSF_EPOCHS epochs into OUT/V/train (resumed from its
 #    checkpoint), which writes <variant>-<12 hex digits of sha256>.nnue; with FSF_SCORE_WDL set
 #    (the shipped net's fitted WDL file), targets through that model (kage-train --score-wdl);
@@ -32,7 +32,7 @@ threads=()
 ((THREADS > 0)) && threads=(--threads "$THREADS")
 "$BIN/kage-selfplay" generate --variant "$variant" --games "$FSF_GAMES" --nodes "$FSF_NODES" \
   --nodes-jitter "$FSF_JITTER" --seed "$FSF_SEED" --out "$d/selfplay" --progress-secs 60 \
-  "${threads[@]}"
+  "${threads[@]}" ${FSF_SELFPLAY_NET:+--net "$FSF_SELFPLAY_NET"}
 
 net() { find "$d/train" -maxdepth 1 -name "$variant-*.nnue" 2>/dev/null | head -1; }
 # The run directory's net is written once, after the last epoch: its presence means done.
