@@ -26,21 +26,28 @@ fn generate(out: &Path, variant: &str, net: Option<&Path>) -> Output {
     cmd.output().unwrap()
 }
 
+/// Minishogi self-play with `net` (into `dir/run`) differs from the hand-crafted evaluation's,
+/// and the run's header names the net's file.
+fn plays_and_is_recorded(dir: &Path, net: &Path, run: &str) {
+    let games = |r: &str| dir.join(r).join("minishogi/games.kdata");
+    let o = generate(&dir.join(run), "minishogi", Some(net));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = generate(&dir.join("hce"), "minishogi", None);
+    assert!(o.status.success());
+    let (a, b) = (std::fs::read(games(run)).unwrap(), std::fs::read(games("hce")).unwrap());
+    assert_ne!(a, b, "the network changes the games");
+    let h = kage_data::FileHeader::read_file(&games(run)).unwrap();
+    let name = net.file_name().unwrap().to_str().unwrap();
+    assert!(h.config().contains(name), "{}", h.config());
+}
+
 #[test]
 fn network_is_used_recorded_and_checked() {
     let t = tempfile::tempdir().unwrap();
     let net = t.path().join("mini.nnue");
     write_net(&net, 1);
 
-    let o = generate(&t.path().join("nnue"), "minishogi", Some(&net));
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let o = generate(&t.path().join("hce"), "minishogi", None);
-    assert!(o.status.success());
-    let a = std::fs::read(t.path().join("nnue/minishogi/games.kdata")).unwrap();
-    let b = std::fs::read(t.path().join("hce/minishogi/games.kdata")).unwrap();
-    assert_ne!(a, b, "the network changes the games");
-    let h = kage_data::FileHeader::read_file(&t.path().join("nnue/minishogi/games.kdata")).unwrap();
-    assert!(h.config().contains("mini.nnue"), "{}", h.config());
+    plays_and_is_recorded(t.path(), &net, "nnue");
 
     // A network for another variant is refused when that variant is asked for alone.
     let o = generate(&t.path().join("wrong"), "gorogoroplus", Some(&net));
@@ -63,15 +70,7 @@ fn a_fairy_stockfish_format_network_plays_self_play() {
     let layout = FsfLayout::for_variant(Variant::by_name("minishogi").unwrap()).unwrap();
     std::fs::write(&net, random_net(&layout, 1).to_bytes().unwrap()).unwrap();
 
-    let o = generate(&t.path().join("fsf"), "minishogi", Some(&net));
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let o = generate(&t.path().join("hce"), "minishogi", None);
-    assert!(o.status.success());
-    let a = std::fs::read(t.path().join("fsf/minishogi/games.kdata")).unwrap();
-    let b = std::fs::read(t.path().join("hce/minishogi/games.kdata")).unwrap();
-    assert_ne!(a, b, "the network changes the games");
-    let h = kage_data::FileHeader::read_file(&t.path().join("fsf/minishogi/games.kdata")).unwrap();
-    assert!(h.config().contains("fsf.nnue"), "{}", h.config());
+    plays_and_is_recorded(t.path(), &net, "fsf");
 
     // The net's size is another variant's: one line naming the size it has.
     let o = generate(&t.path().join("wrong"), "gorogoroplus", Some(&net));
