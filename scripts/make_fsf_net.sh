@@ -5,15 +5,15 @@
 # (the environment wins). Same settings => same games and the same net, whatever THREADS is.
 #
 #   scripts/make_fsf_net.sh minishogi            # runs/fsf-net/minishogi/train/minishogi-<sha12>.nnue
-#   FSF=/path/to/stockfish scripts/make_fsf_net.sh minishogi   # ... and check FSF loads it
-#   FSF=... FSF_VARIANTS=/path/to/variants.ini scripts/make_fsf_net.sh gorogoroplus
+#   FSF=/path/to/stockfish [FSF_VARIANTS=.../variants.ini] scripts/make_fsf_net.sh V  # + FSF loads it
 #
 # 1. self-play: FSF_GAMES games at FSF_NODES nodes per move (FSF_JITTER % node jitter) by the
 #    shipped net (or FSF_SELFPLAY_NET: a last generation's net), into OUT/V/selfplay (resumed);
-# 2. training: kage-train --arch fsf for FSF_EPOCHS epochs into OUT/V/train (resumed from its
+# 2. with FSF_SHUFFLE=1: the positions shuffled once (seed FSF_SEED) into OUT/V/shuffled;
+# 3. training: kage-train --arch fsf for FSF_EPOCHS epochs into OUT/V/train (resumed from its
 #    checkpoint), which writes <variant>-<12 hex digits of sha256>.nnue; with FSF_SCORE_WDL set
 #    (the shipped net's fitted WDL file), targets through that model (kage-train --score-wdl);
-# 3. with FSF set: FSF loads the net (`info string NNUE evaluation using ... enabled`).
+# 4. with FSF set: FSF loads the net (`info string NNUE evaluation using ... enabled`).
 set -euo pipefail
 
 variant=${1:?usage: scripts/make_fsf_net.sh VARIANT}
@@ -34,6 +34,12 @@ threads=()
   --nodes-jitter "$FSF_JITTER" --seed "$FSF_SEED" --out "$d/selfplay" --progress-secs 60 \
   "${threads[@]}" ${FSF_SELFPLAY_NET:+--net "$FSF_SELFPLAY_NET"}
 
+data=$d/selfplay/$variant/positions.kdata shuf=$d/shuffled/positions.kdata
+if [[ ${FSF_SHUFFLE:-0} == 1 ]]; then
+  [[ -f $shuf ]] || { mkdir -p "${shuf%/*}" && "$BIN/kage-data" shuffle --seed "$FSF_SEED" --out "$shuf" "$data"; }
+  data=$shuf
+fi
+
 net() { find "$d/train" -maxdepth 1 -name "$variant-*.nnue" 2>/dev/null | head -1; }
 # The run directory's net is written once, after the last epoch: its presence means done.
 if [[ -n $(net) ]]; then
@@ -46,7 +52,7 @@ else
   wdl=()
   [[ -n ${FSF_SCORE_WDL:-} ]] && wdl=(--score-wdl "$FSF_SCORE_WDL")
   # shellcheck disable=SC2086
-  "$BIN/kage-train" --variant "$variant" --arch fsf --data "$d/selfplay/$variant/positions.kdata" \
+  "$BIN/kage-train" --variant "$variant" --arch fsf --data "$data" \
     --out "$d/train" --epochs "$FSF_EPOCHS" --lambda "$FSF_LAMBDA" --seed "$FSF_TRAIN_SEED" \
     --threads "$THREADS" "${wdl[@]}" $FSF_TRAIN_ARGS
 fi
