@@ -20,8 +20,9 @@ use std::sync::Arc;
 /// Which evaluation a searcher uses.
 #[derive(Clone, Debug, Default)]
 pub enum Evaluator {
-    /// The searched variant's default: its shipped network (`engine/nets/<variant>.nnue`)
-    /// where it has one, else the hand-crafted evaluation with its built-in parameters.
+    /// The searched variant's default: its shipped network (`engine/nets/<variant>.nnue`, in
+    /// kage's format or Fairy-Stockfish's) where it has one, else the hand-crafted evaluation
+    /// with its built-in parameters.
     #[default]
     Default,
     /// The hand-crafted evaluation with the built-in parameters of the searched variant.
@@ -51,6 +52,7 @@ impl Evaluator {
     pub fn fsf_network_for(&self, variant: &Variant) -> Option<&Arc<FsfNetwork>> {
         match self {
             Evaluator::Fsf(net) if net.fits(variant) => Some(net),
+            Evaluator::Default => crate::nnue::shipped_fsf_net(variant),
             _ => None,
         }
     }
@@ -65,17 +67,20 @@ impl Evaluator {
     }
 
     /// The score scale of searching `variant` with this evaluator ([`wdl`]): fitted for the
-    /// hand-crafted evaluation's built-in parameters and for each shipped net; `None` (the raw
-    /// scale) for parameters from a file, other nets and FSF-format nets.
+    /// hand-crafted evaluation's built-in parameters and for each shipped net (also when the
+    /// same net is loaded from a file); `None` (the raw scale) for parameters from a file and
+    /// other nets.
     pub fn wdl_for(&self, variant: &Variant) -> Option<&'static wdl::WdlModel> {
-        match (self, self.network_for(variant)) {
-            (Evaluator::Default | Evaluator::Nnue(_), Some(net)) => {
-                wdl::net_model(&variant.name, &net.header().run_id)
-            }
-            (Evaluator::Default | Evaluator::HandCrafted, None) => wdl::hce_model(&variant.name),
-            (Evaluator::Nnue(_), None) => wdl::hce_model(&variant.name),
-            (Evaluator::Fsf(net), _) if !net.fits(variant) => wdl::hce_model(&variant.name),
-            _ => None,
+        if let Some(net) = self.network_for(variant) {
+            return wdl::net_model(&variant.name, &net.header().run_id);
+        }
+        if let Some(net) = self.fsf_network_for(variant) {
+            return net.file_name().and_then(|f| wdl::fsf_net_model(&variant.name, f));
+        }
+        match self {
+            Evaluator::HandCraftedWith(_) => None,
+            // No net that fits: the hand-crafted evaluation with its built-in parameters.
+            _ => wdl::hce_model(&variant.name),
         }
     }
 
@@ -85,9 +90,15 @@ impl Evaluator {
             (Evaluator::Default, Some(net)) => {
                 format!("the shipped network of {} (run {})", variant.name, net.header().run_id)
             }
-            (Evaluator::Default, None) => {
-                format!("hand-crafted ({} has no shipped network)", variant.name)
-            }
+            (Evaluator::Default, None) => match self.fsf_network_for(variant) {
+                Some(net) => format!(
+                    "the shipped network of {}, {}: {}",
+                    variant.name,
+                    net.file_name().unwrap_or("built in memory"),
+                    net.describe()
+                ),
+                None => format!("hand-crafted ({} has no shipped network)", variant.name),
+            },
             (Evaluator::Nnue(_), None) => {
                 format!("hand-crafted (the network does not fit {})", variant.name)
             }

@@ -30,4 +30,4 @@ pub use format::{FORMAT_VERSION, MAGIC, read_file};
 pub use network::{Activation, NetHeader, NetWeights, Network, QA, QB, QB_SHIFT, QO};
 #[doc(hidden)]
 pub use random::random_network;
-pub use shipped::shipped_net;
+pub use shipped::{shipped_fsf_net, shipped_net};

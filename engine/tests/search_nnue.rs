@@ -197,7 +197,7 @@ fn bench_with_a_net_prints_both_speeds() {
     let hce = line(&plain, "signature ").expect("HCE signature");
     assert_eq!(line(&with, "signature "), Some(hce), "{with}");
     // Without --net, the shipped net (when the variant has one) runs beside the HCE.
-    let shipped = kage_engine::nnue::shipped_net(v).is_some();
+    let shipped = kage_engine::nnue::shipped::shipped(v).is_some();
     assert_eq!(line(&plain, "nnue signature ").is_some(), shipped, "{plain}");
     assert!(line(&with, "nnue signature ").is_some_and(|n| n > 0), "{with}");
     assert!(with.lines().any(|l| l.starts_with("minishogi") && l.ends_with('%')), "{with}");
@@ -254,9 +254,12 @@ fn depth1_score(uci: &mut Uci) -> String {
 fn use_nnue_and_the_shipped_default() {
     for id in VariantId::ALL {
         let v = Variant::builtin(id);
-        let shipped = kage_engine::nnue::shipped_net(v).is_some();
-        // The default evaluator is the shipped network exactly when the variant has one.
-        assert_eq!(Evaluator::default().network_for(v).is_some(), shipped, "{}", v.name);
+        let shipped = kage_engine::nnue::shipped::shipped(v).is_some();
+        // The default evaluator is the shipped network exactly when the variant has one, in
+        // whichever format it is shipped.
+        let default = Evaluator::default();
+        let has = default.network_for(v).is_some() || default.fsf_network_for(v).is_some();
+        assert_eq!(has, shipped, "{}", v.name);
         assert!(Evaluator::HandCrafted.network_for(v).is_none());
 
         let mut uci = Uci::new(v, None);

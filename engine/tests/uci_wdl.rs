@@ -53,7 +53,18 @@ fn every_builtin_evaluator_has_a_model_and_user_nets_have_none() {
         let bytes = random_network_shaped(v, 3, 32, 8).to_bytes();
         let user = Evaluator::load_nnue(&bytes, v).expect("loads");
         assert!(user.wdl_for(v).is_none(), "{}", v.name);
+        // The shipped net's own bytes loaded as a file (either format) keep its model.
+        if let Some(bytes) = kage_engine::nnue::shipped::shipped_bytes(&v.name) {
+            let same = Evaluator::load_nnue(bytes, v).expect("the shipped net loads");
+            assert_eq!(same.wdl_for(v), Evaluator::Default.wdl_for(v), "{}", v.name);
+        }
     }
+    // An FSF-format net that is not the shipped one has none.
+    let v = Variant::builtin(VariantId::MINISHOGI);
+    let layout = FsfLayout::for_variant(v).expect("layout");
+    let bytes = random_net(&layout, 5).to_bytes().expect("bytes");
+    let other = Evaluator::load_nnue(&bytes, v).expect("loads");
+    assert!(other.fsf_network_for(v).is_some() && other.wdl_for(v).is_none());
 }
 
 #[test]

@@ -22,6 +22,21 @@ fn shipped_nets() -> Vec<PathBuf> {
     nets
 }
 
+/// The run id and git revision a shipped net's header records: a kage-format net's header, or
+/// the description kage-train writes into an FSF-format net.
+fn header_run(net: &Path, bytes: &[u8]) -> (String, String) {
+    use kage_engine::nnue::fsf::{FsfNetwork, is_fsf_net};
+    if is_fsf_net(bytes) {
+        let name = net.file_stem().and_then(|s| s.to_str()).expect("engine/nets/<variant>.nnue");
+        let v = kage_engine::variant::Variant::by_name(name).expect("a built-in variant");
+        let net = FsfNetwork::load(bytes, v).expect("net loads");
+        net.net().kage_run().expect("a net kage-train exported names its run")
+    } else {
+        let h = kage_engine::nnue::Network::load(bytes).expect("net loads").header().clone();
+        (h.run_id, h.git_revision)
+    }
+}
+
 #[test]
 fn every_shipped_net_has_a_lineage_naming_it_by_hash() {
     let nets = shipped_nets();
@@ -34,10 +49,9 @@ fn every_shipped_net_has_a_lineage_naming_it_by_hash() {
         if let Some(r) = RecordedLineage::read_if_recorded(&path) {
             assert_eq!(r.sha256, sha, "{}: sha256", path.display());
             assert_eq!(Some(r.net.as_str()), net.file_name().and_then(|n| n.to_str()));
-            let header =
-                kage_engine::nnue::Network::load(&bytes).expect("net loads").header().clone();
-            assert_eq!(r.run_id, header.run_id, "{}: run id", path.display());
-            assert_eq!(r.git_revision, header.git_revision, "{}: git revision", path.display());
+            let (run_id, git_revision) = header_run(&net, &bytes);
+            assert_eq!(r.run_id, run_id, "{}: run id", path.display());
+            assert_eq!(r.git_revision, git_revision, "{}: git revision", path.display());
             assert!(
                 root().join(&r.recipe).is_file(),
                 "{}: recipe {}",

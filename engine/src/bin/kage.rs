@@ -224,8 +224,12 @@ fn run(cli: Cli) -> Result<()> {
         Some(Command::Variants) => {
             for id in VariantId::ALL {
                 let v = Variant::builtin(id);
-                let eval = match kage_engine::nnue::shipped_net(v) {
-                    Some(n) => format!("net (run {})", n.header().run_id),
+                use kage_engine::nnue::shipped::{ShippedNet, shipped};
+                let eval = match shipped(v) {
+                    Some(ShippedNet::Kage(n)) => format!("net (run {})", n.header().run_id),
+                    Some(ShippedNet::Fsf(n)) => {
+                        format!("fsf-net ({})", n.file_name().unwrap_or_default())
+                    }
                     None => "hce".to_string(),
                 };
                 let [a, b] = &v.side_names;

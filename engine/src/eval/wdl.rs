@@ -162,10 +162,12 @@ impl WdlModel {
 pub struct WdlFile {
     /// The variant it was fitted for.
     pub variant: String,
-    /// `hce` or `net`.
+    /// `hce`, `net` (kage's format) or `fsf-net` (Fairy-Stockfish's).
     pub evaluator: String,
-    /// For a net: the run id in its header.
+    /// For a kage-format net: the run id in its header.
     pub net_run_id: Option<String>,
+    /// For an FSF-format net: its name by content (`<variant>-<12 hex digits>.nnue`).
+    pub net_file: Option<String>,
     /// The model.
     pub model: WdlModel,
     /// The per-bucket fits (`[[bucket]]`, in file order; the engine uses only
@@ -200,6 +202,8 @@ struct RawFile {
     evaluator: String,
     #[serde(default)]
     net_run_id: Option<String>,
+    #[serde(default)]
+    net_file: Option<String>,
     a: f64,
     b: f64,
     #[serde(default)]
@@ -217,6 +221,7 @@ impl WdlFile {
             variant: raw.variant,
             evaluator: raw.evaluator,
             net_run_id: raw.net_run_id,
+            net_file: raw.net_file,
             model: WdlModel::new(raw.a, raw.b, raw.offset)?,
             buckets: raw
                 .bucket
@@ -259,10 +264,24 @@ pub fn hce_model(variant: &str) -> Option<&'static WdlModel> {
 
 /// The model fitted for the net of `variant` with run id `run_id` (the shipped one).
 pub fn net_model(variant: &str, run_id: &str) -> Option<&'static WdlModel> {
+    shipped_net_model(variant, |n| n.net_run_id.as_deref() == Some(run_id))
+}
+
+/// The model fitted for the FSF-format net of `variant` named `file_name` by content (the
+/// shipped one).
+pub fn fsf_net_model(variant: &str, file_name: &str) -> Option<&'static WdlModel> {
+    shipped_net_model(variant, |n| n.net_file.as_deref() == Some(file_name))
+}
+
+/// The model of `variant`'s shipped net, when `names_it` says its file names the net asked for.
+fn shipped_net_model(
+    variant: &str,
+    names_it: impl Fn(&WdlFile) -> bool,
+) -> Option<&'static WdlModel> {
     parsed()
         .iter()
         .filter_map(|(_, n)| n.as_ref())
-        .find(|n| n.variant == variant && n.net_run_id.as_deref() == Some(run_id))
+        .find(|n| n.variant == variant && names_it(n))
         .map(|n| &n.model)
 }
 
@@ -276,8 +295,20 @@ mod tests {
             let name = id.name();
             assert_eq!((h.variant.as_str(), h.evaluator.as_str()), (name, "hce"));
             if let Some(n) = n {
-                assert_eq!((n.variant.as_str(), n.evaluator.as_str()), (name, "net"));
-                assert!(n.net_run_id.is_some(), "{name}");
+                assert_eq!(n.variant, name);
+                match n.evaluator.as_str() {
+                    "net" => assert!(n.net_run_id.is_some(), "{name}"),
+                    "fsf-net" => assert!(n.net_file.is_some(), "{name}"),
+                    other => panic!("{name}: evaluator {other}"),
+                }
+                // The file is fitted for the net shipped beside it.
+                let v = crate::variant::Variant::builtin(id);
+                let named = match (crate::nnue::shipped_net(v), crate::nnue::shipped_fsf_net(v)) {
+                    (Some(net), _) => n.net_run_id.as_deref() == Some(&net.header().run_id),
+                    (_, Some(net)) => n.net_file.as_deref() == net.file_name(),
+                    _ => false,
+                };
+                assert!(named, "{name}: the WDL file names another net than the shipped one");
             }
         }
     }

@@ -1,39 +1,78 @@
 //! The networks shipped with kage (`engine/nets/<variant>.nnue`, embedded at build time):
-//! the default evaluation of their variant. See `engine/nets/README.md` for how each was made.
+//! the default evaluation of their variant, in kage's own format or in Fairy-Stockfish's (told
+//! apart by the first word, as `EvalFile` tells them). See `engine/nets/README.md` for how each
+//! was made and why its format won.
 
 use super::Network;
+use super::fsf::{FsfNetwork, is_fsf_net};
 use crate::variant::{Variant, VariantId};
 use std::sync::{Arc, OnceLock};
 
-/// The shipped networks' files: (variant name, bytes), in [`VariantId::ALL`]'s order.
-fn shipped() -> impl Iterator<Item = (&'static str, &'static [u8])> {
-    VariantId::ALL.into_iter().filter_map(|id| id.folder().net.map(|b| (id.name(), b)))
+/// A parsed shipped network.
+#[derive(Debug)]
+pub enum ShippedNet {
+    /// kage's own format.
+    Kage(Arc<Network>),
+    /// Fairy-Stockfish's format.
+    Fsf(Arc<FsfNetwork>),
+}
+
+/// The shipped networks' files: (variant, bytes), in [`VariantId::ALL`]'s order.
+fn files() -> impl Iterator<Item = (VariantId, &'static [u8])> {
+    VariantId::ALL.into_iter().filter_map(|id| id.folder().net.map(|b| (id, b)))
 }
 
 /// The parsed shipped networks (parsed once, on first use).
-fn parsed() -> &'static [(&'static str, Arc<Network>)] {
-    static NETS: OnceLock<Vec<(&'static str, Arc<Network>)>> = OnceLock::new();
+fn parsed() -> &'static [(&'static str, ShippedNet)] {
+    static NETS: OnceLock<Vec<(&'static str, ShippedNet)>> = OnceLock::new();
     NETS.get_or_init(|| {
-        shipped()
-            .map(|(name, bytes)| {
+        files()
+            .map(|(id, bytes)| {
                 // The files are checked by a test (`shipped_nets_load_and_fit_their_variant`):
                 // a broken one cannot be released.
-                let net = Network::load(bytes)
-                    .unwrap_or_else(|e| panic!("shipped network {name}.nnue is damaged: {e}"));
-                (name, Arc::new(net))
+                let name = id.name();
+                let net = if is_fsf_net(bytes) {
+                    FsfNetwork::load(bytes, Variant::builtin(id))
+                        .map(|n| ShippedNet::Fsf(Arc::new(n)))
+                        .map_err(|e| e.to_string())
+                } else {
+                    Network::load(bytes)
+                        .map(|n| ShippedNet::Kage(Arc::new(n)))
+                        .map_err(|e| e.to_string())
+                };
+                let net =
+                    net.unwrap_or_else(|e| panic!("shipped network {name}.nnue is damaged: {e}"));
+                (name, net)
             })
             .collect()
     })
 }
 
-/// The shipped network of `variant`, when there is one and it fits the variant (a user
-/// variant with a built-in name but other pieces or board does not get it).
+/// The shipped network of `variant` in either format, when there is one and it fits the
+/// variant (a user variant with a built-in name but other pieces or board does not get it).
+pub fn shipped(variant: &Variant) -> Option<&'static ShippedNet> {
+    parsed().iter().find(|(name, _)| *name == variant.name).map(|(_, net)| net).filter(|net| {
+        match net {
+            ShippedNet::Kage(n) => n.check_variant(variant).is_ok(),
+            ShippedNet::Fsf(n) => n.fits(variant),
+        }
+    })
+}
+
+/// The shipped network of `variant` when it is in kage's format (see [`shipped`]).
 pub fn shipped_net(variant: &Variant) -> Option<&'static Arc<Network>> {
-    parsed()
-        .iter()
-        .find(|(name, _)| *name == variant.name)
-        .map(|(_, net)| net)
-        .filter(|net| net.check_variant(variant).is_ok())
+    match shipped(variant)? {
+        ShippedNet::Kage(net) => Some(net),
+        ShippedNet::Fsf(_) => None,
+    }
+}
+
+/// The shipped network of `variant` when it is in Fairy-Stockfish's format (see [`shipped`]).
+pub fn shipped_fsf_net(variant: &Variant) -> Option<&'static Arc<FsfNetwork>> {
+    match shipped(variant)? {
+        ShippedNet::Fsf(net) => Some(net),
+        ShippedNet::Kage(_) => None,
+    }
 }
 
 /// The file bytes of `variant`'s shipped network (what self-play records a hash of).
@@ -47,14 +86,19 @@ mod tests {
 
     #[test]
     fn shipped_nets_load_and_fit_their_variant() {
-        for (name, bytes) in shipped() {
-            let v = Variant::by_name(name).expect("shipped nets are named after built-in variants");
-            Network::load_for_variant(bytes, v).expect("shipped network loads for its variant");
-            assert!(shipped_net(v).is_some(), "{name}");
+        for (id, bytes) in files() {
+            let v = Variant::builtin(id);
+            if is_fsf_net(bytes) {
+                FsfNetwork::load(bytes, v).expect("shipped FSF-format network loads");
+                assert!(shipped_fsf_net(v).is_some() && shipped_net(v).is_none(), "{}", v.name);
+            } else {
+                Network::load_for_variant(bytes, v).expect("shipped network loads for its variant");
+                assert!(shipped_net(v).is_some() && shipped_fsf_net(v).is_none(), "{}", v.name);
+            }
         }
         for id in VariantId::ALL {
             let v = Variant::builtin(id);
-            assert_eq!(shipped_net(v).is_some(), shipped().any(|(n, _)| n == v.name), "{}", v.name);
+            assert_eq!(shipped(v).is_some(), id.folder().net.is_some(), "{}", v.name);
         }
     }
 }

@@ -150,7 +150,7 @@ pub fn search(
             .iter()
             .find(|e| e.network_for(v).is_some() || e.fsf_network_for(v).is_some())
             .cloned()
-            .or_else(|| crate::nnue::shipped_net(v).map(|_| Evaluator::Default));
+            .or_else(|| crate::nnue::shipped::shipped(v).map(|_| Evaluator::Default));
         if let Some(e) = nnue {
             if let Some(net) = e.network_for(v)
                 && !NnueEval::new(Arc::clone(net), v).is_fast()

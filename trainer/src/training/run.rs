@@ -421,7 +421,7 @@ fn export(
 ) -> Result<PathBuf, TrainError> {
     if let (Some(state), Some(layout)) = (&trainer.fsf, &space.fsf) {
         let (ft, head) = state.folded(&trainer.params);
-        let desc = format!("kage-train run {} (git {})", info.id, info.rev);
+        let desc = kage_engine::nnue::fsf::net::kage_description(&info.id, &info.rev);
         let dir = match path.file_name() {
             Some(n) if n != names::NET => path.with_extension(""),
             _ => path.parent().unwrap_or(Path::new(".")).to_path_buf(),

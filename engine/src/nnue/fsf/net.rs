@@ -26,7 +26,8 @@ pub struct FsfStack {
 /// A whole FSF-format net for a variant with `dims` input features.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FsfNet {
-    /// The description stored in the header (never interpreted).
+    /// The description stored in the header (FSF never interprets it; kage-train writes
+    /// [`kage_description`] there).
     pub description: Vec<u8>,
     /// Feature-transformer biases, `L1` (512).
     pub ft_bias: Vec<i16>,
@@ -36,6 +37,21 @@ pub struct FsfNet {
     pub psqt: Vec<i32>,
     /// The layer stacks, `BUCKETS` (8), stack `b` for bucket `b`.
     pub stacks: Vec<FsfStack>,
+}
+
+/// The description kage-train writes into the nets it exports: its run id and git revision.
+pub fn kage_description(run_id: &str, git_revision: &str) -> String {
+    format!("kage-train run {run_id} (git {git_revision})")
+}
+
+impl FsfNet {
+    /// The run id and git revision of a net kage-train exported (read back from its
+    /// [`kage_description`]); `None` for any other description.
+    pub fn kage_run(&self) -> Option<(String, String)> {
+        let text = std::str::from_utf8(&self.description).ok()?;
+        let (id, rest) = text.strip_prefix("kage-train run ")?.split_once(" (git ")?;
+        Some((id.to_string(), rest.strip_suffix(')')?.to_string()))
+    }
 }
 
 fn shape(what: &'static str, found: usize, expected: usize) -> Result<(), FsfError> {
@@ -80,5 +96,26 @@ impl FsfNet {
     pub fn psqt_row(&self, f: u32) -> &[i32] {
         let f = f as usize * BUCKETS;
         &self.psqt[f..f + BUCKETS]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kage_run_reads_back_what_kage_description_writes() {
+        let net = |d: &str| FsfNet {
+            description: d.as_bytes().to_vec(),
+            ft_bias: Vec::new(),
+            ft_weights: Vec::new(),
+            psqt: Vec::new(),
+            stacks: Vec::new(),
+        };
+        let run = net(&kage_description("93bcdffa42e38dc0", "9840f711"));
+        assert_eq!(run.kage_run(), Some(("93bcdffa42e38dc0".into(), "9840f711".into())));
+        for other in ["Features=HalfKAv2(Friend)[41024->512x2]", "kage-train run x", ""] {
+            assert_eq!(net(other).kage_run(), None, "{other}");
+        }
     }
 }

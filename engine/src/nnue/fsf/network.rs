@@ -13,6 +13,9 @@ pub struct FsfNetwork {
     net: FsfNet,
     l1: Vec<HeadWeights>,
     l2: Vec<HeadWeights>,
+    /// FSF's name for the file it was loaded from (`<variant>-<12 hex digits of sha256>.nnue`),
+    /// when it was loaded from a file's bytes.
+    file_name: Option<String>,
 }
 
 impl FsfNetwork {
@@ -25,14 +28,22 @@ impl FsfNetwork {
         let l2 = (0..BUCKETS)
             .map(|b| HeadWeights::new(net.stacks[b].l2_weights.clone(), L2, L3))
             .collect();
-        Ok(FsfNetwork { layout, net, l1, l2 })
+        Ok(FsfNetwork { layout, net, l1, l2, file_name: None })
     }
 
     /// Parses a file's bytes for `variant` (every check of [`FsfNet::from_bytes`]).
     pub fn load(bytes: &[u8], variant: &Variant) -> Result<FsfNetwork, FsfError> {
         let layout = FsfLayout::for_variant(variant)?;
         let net = FsfNet::from_bytes(bytes, &layout)?;
-        FsfNetwork::new(layout, net)
+        let file_name = Some(super::net_file_name(layout.variant_name(), bytes));
+        Ok(FsfNetwork { file_name, ..FsfNetwork::new(layout, net)? })
+    }
+
+    /// FSF's name for the file the net was loaded from (`<variant>-<12 hex digits of its
+    /// sha256>.nnue`, whatever the file was called): how a WDL file names the net it was fitted
+    /// for. `None` for a net built in memory.
+    pub fn file_name(&self) -> Option<&str> {
+        self.file_name.as_deref()
     }
 
     /// The feature layout (its variant's).
