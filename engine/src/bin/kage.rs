@@ -3,6 +3,7 @@
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use kage_engine::eval::Evaluator;
+use kage_engine::nnue::shipped::{ShippedNet, shipped};
 use kage_engine::nnue::{Network, read_file};
 use kage_engine::protocol::{rules, uci};
 use kage_engine::search::bench;
@@ -224,7 +225,6 @@ fn run(cli: Cli) -> Result<()> {
         Some(Command::Variants) => {
             for id in VariantId::ALL {
                 let v = Variant::builtin(id);
-                use kage_engine::nnue::shipped::{ShippedNet, shipped};
                 let eval = match shipped(v) {
                     Some(ShippedNet::Kage(n)) => format!("net (run {})", n.header().run_id),
                     Some(ShippedNet::Fsf(n)) => {
