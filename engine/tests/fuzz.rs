@@ -356,7 +356,7 @@ fn fuzz_variant_specs() {
 // Network files.
 
 const NETS: [&[u8]; 2] =
-    [include_bytes!("../nets/shinobi.nnue"), include_bytes!("../nets/gorogoroplus.nnue")];
+    [include_bytes!("../nets/shinobi.nnue"), include_bytes!("../nets/shinobiplus.nnue")];
 
 /// Preamble length of a sealed file (magic, version, length, checksum).
 const PREAMBLE: usize = kage_engine::util::bytes::SEALED_PREAMBLE;
