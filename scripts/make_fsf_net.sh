@@ -6,13 +6,13 @@
 #
 #   scripts/make_fsf_net.sh minishogi            # runs/fsf-net/minishogi/train/minishogi-<sha12>.nnue
 #   FSF=/path/to/stockfish [FSF_VARIANTS=.../variants.ini] scripts/make_fsf_net.sh V  # + FSF loads it
-#
 # 1. self-play: FSF_GAMES games at FSF_NODES nodes per move (FSF_JITTER % node jitter) by the
 #    shipped net (or FSF_SELFPLAY_NET: a last generation's net), into OUT/V/selfplay (resumed);
 # 2. with FSF_SHUFFLE=1: the positions shuffled once (seed FSF_SEED) into OUT/V/shuffled;
 # 3. training: kage-train --arch fsf for FSF_EPOCHS epochs into OUT/V/train (resumed from its
 #    checkpoint), which writes <variant>-<12 hex digits of sha256>.nnue; with FSF_SCORE_WDL set
 #    (the shipped net's fitted WDL file), targets through that model (kage-train --score-wdl);
+#    FSF_PREV_DATA: earlier generations' position files, read before this one's (oldest first);
 # 4. with FSF set: FSF loads the net (`info string NNUE evaluation using ... enabled`).
 set -euo pipefail
 
@@ -52,7 +52,7 @@ else
   wdl=()
   [[ -n ${FSF_SCORE_WDL:-} ]] && wdl=(--score-wdl "$FSF_SCORE_WDL")
   # shellcheck disable=SC2086
-  "$BIN/kage-train" --variant "$variant" --arch fsf --data "$data" \
+  "$BIN/kage-train" --variant "$variant" --arch fsf --data ${FSF_PREV_DATA:-} "$data" \
     --out "$d/train" --epochs "$FSF_EPOCHS" --lambda "$FSF_LAMBDA" --seed "$FSF_TRAIN_SEED" \
     --threads "$THREADS" "${wdl[@]}" $FSF_TRAIN_ARGS
 fi
