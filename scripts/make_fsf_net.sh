@@ -12,6 +12,7 @@
 # 3. training: kage-train --arch fsf for FSF_EPOCHS epochs into OUT/V/train (resumed from its
 #    checkpoint), which writes <variant>-<12 hex digits of sha256>.nnue; with FSF_SCORE_WDL set
 #    (the shipped net's fitted WDL file), targets through that model (kage-train --score-wdl);
+#    FSF_SCORE_WDL=fit: fitted on this run's positions for their player (OUT/V/wdl.toml);
 #    FSF_PREV_DATA: earlier generations' position files, read before this one's (oldest first);
 # 4. with FSF set: FSF loads the net (`info string NNUE evaluation using ... enabled`).
 set -euo pipefail
@@ -50,6 +51,11 @@ elif [[ -f $d/train/checkpoint.ckpt ]]; then
 else
   log "training, $FSF_EPOCHS epochs (lambda $FSF_LAMBDA, seed $FSF_TRAIN_SEED)"
   wdl=()
+  if [[ ${FSF_SCORE_WDL:-} == fit ]]; then
+    FSF_SCORE_WDL=$d/wdl.toml
+    [[ -f $FSF_SCORE_WDL ]] || "$BIN/kage-data" fit-wdl --by ply --out "$FSF_SCORE_WDL" \
+      --net "${FSF_SELFPLAY_NET:-$here/../engine/nets/$variant.nnue}" "$d/selfplay/$variant/positions.kdata" >/dev/null
+  fi
   [[ -n ${FSF_SCORE_WDL:-} ]] && wdl=(--score-wdl "$FSF_SCORE_WDL")
   # shellcheck disable=SC2086
   "$BIN/kage-train" --variant "$variant" --arch fsf --data ${FSF_PREV_DATA:-} "$data" \
