@@ -12,7 +12,8 @@
 # 3. training: kage-train --arch fsf for FSF_EPOCHS epochs into OUT/V/train (resumed from its
 #    checkpoint), which writes <variant>-<12 hex digits of sha256>.nnue; with FSF_SCORE_WDL set
 #    (the shipped net's fitted WDL file), targets through that model (kage-train --score-wdl);
-#    FSF_SCORE_WDL=fit: fitted on this run's positions for their player (OUT/V/wdl.toml);
+#    FSF_SCORE_WDL=fit: fitted on this run's positions for their player (OUT/V/wdl.toml; it
+#    models this run's scores only, so FSF_PREV_DATA by another player does not go with it);
 #    FSF_PREV_DATA: earlier generations' position files, read before this one's (oldest first);
 # 4. with FSF set: FSF loads the net (`info string NNUE evaluation using ... enabled`).
 set -euo pipefail
