@@ -88,14 +88,21 @@ impl Evaluator {
     pub fn describe_for(&self, variant: &Variant) -> String {
         match (self, self.network_for(variant)) {
             (Evaluator::Default, Some(net)) => {
-                format!("the shipped network of {} (run {})", variant.name, net.header().run_id)
+                let origin = crate::nnue::shipped::origin(&variant.name);
+                format!("the {origin} network of {} (run {})", variant.name, net.header().run_id)
             }
             (Evaluator::Default, None) => match self.fsf_network_for(variant) {
                 Some(net) => format!(
-                    "the shipped network of {}, {}: {}",
+                    "the {} network of {}, {}: {}",
+                    crate::nnue::shipped::origin(&variant.name),
                     variant.name,
                     net.file_name().unwrap_or("built in memory"),
                     net.describe()
+                ),
+                None if crate::nnue::shipped::shipped_bytes(&variant.name).is_some() => format!(
+                    "hand-crafted (the {} network of {} does not fit these rules)",
+                    crate::nnue::shipped::origin(&variant.name),
+                    variant.name
                 ),
                 None => format!("hand-crafted ({} has no shipped network)", variant.name),
             },

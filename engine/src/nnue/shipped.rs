@@ -75,6 +75,23 @@ pub fn shipped_fsf_net(variant: &Variant) -> Option<&'static Arc<FsfNetwork>> {
     }
 }
 
+/// Whether `variant_name`'s default network was taken from `KAGE_NETS_DIR` at build time
+/// (`engine/build.rs`) instead of `engine/nets/`.
+pub fn is_local(variant_name: &str) -> bool {
+    VariantId::from_name(variant_name).is_some_and(|id| id.folder().net_local)
+}
+
+/// Whether any built-in variant's default network came from `KAGE_NETS_DIR` ([`is_local`]).
+pub fn any_local() -> bool {
+    VariantId::ALL.into_iter().any(|id| id.folder().net_local)
+}
+
+/// What the default network of `variant_name` is called in messages: "shipped", or
+/// "built-in (KAGE_NETS_DIR)" for one taken from `KAGE_NETS_DIR` ([`is_local`]).
+pub fn origin(variant_name: &str) -> &'static str {
+    if is_local(variant_name) { "built-in (KAGE_NETS_DIR)" } else { "shipped" }
+}
+
 /// The file bytes of `variant`'s shipped network (what self-play records a hash of).
 pub fn shipped_bytes(variant_name: &str) -> Option<&'static [u8]> {
     VariantId::from_name(variant_name).and_then(|id| id.folder().net)

@@ -24,6 +24,9 @@ pub(crate) struct Folder {
     pub net: Option<&'static [u8]>,
     /// `engine/nets/<name>.wdl.toml`, the shipped net's WDL model.
     pub net_wdl: Option<&'static str>,
+    /// Whether `net` (and `net_wdl`) came from `KAGE_NETS_DIR` at build time instead of
+    /// `engine/nets/` (`engine/build.rs`).
+    pub net_local: bool,
 }
 
 include!(concat!(env!("OUT_DIR"), "/builtin_variants.rs"));

@@ -1,0 +1,80 @@
+//! `KAGE_NETS_DIR` at build time (engine/build.rs): a net trained here, put in that folder as
+//! `<variant>.nnue`, becomes the variant's default in the `kage` built with it, and kage says
+//! where its default net came from. Builds `kage` once more in its own target directory.
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// `kage`'s replies to `lines` (stdin), as text.
+fn uci(kage: &Path, lines: &str) -> String {
+    let mut child = Command::new(kage)
+        .arg("uci")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("kage runs");
+    child.stdin.take().expect("stdin").write_all(lines.as_bytes()).expect("write");
+    let o = child.wait_with_output().expect("kage ends");
+    assert!(o.status.success(), "kage failed");
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn a_net_in_kage_nets_dir_is_its_variants_default() {
+    let dir = common::temp_dir("nets-dir");
+    let (run, data) = (dir.join("run"), dir.join("positions.kdata"));
+    let playouts = common::Playouts {
+        variant: "minishogi",
+        games: 20,
+        plies: 40,
+        seed: 11,
+        chunk_bytes: None,
+    };
+    playouts.write(&data, |_, _, s| ((s % 400) as i16 - 200, None));
+    let status = Command::new(env!("CARGO_BIN_EXE_kage-train"))
+        .args(["--variant", "minishogi", "--ft-size", "8", "--head-size", "4", "--epochs", "1"])
+        .arg("--quiet")
+        .arg("--data")
+        .arg(&data)
+        .arg("--out")
+        .arg(&run)
+        .status()
+        .expect("kage-train runs");
+    assert!(status.success());
+    let run_id = std::fs::read_to_string(run.join("run.toml")).expect("run.toml");
+    let run_id = run_id
+        .lines()
+        .find_map(|l| l.strip_prefix("run_id = "))
+        .map(|v| v.trim_matches('"').to_string())
+        .expect("run.toml names its run");
+    let nets = dir.join("nets");
+    std::fs::create_dir_all(&nets).expect("nets dir");
+    std::fs::copy(run.join("net.nnue"), nets.join("minishogi.nnue")).expect("copy the net");
+
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("repository root");
+    let target = root.join("target").join("kage-nets-dir-test");
+    let o = Command::new(option_env!("CARGO").unwrap_or("cargo"))
+        .current_dir(root)
+        .args(["build", "-p", "kage-engine", "--bin", "kage"])
+        .env("CARGO_TARGET_DIR", &target)
+        .env("KAGE_NETS_DIR", &nets)
+        .output()
+        .expect("cargo runs");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "cargo build with KAGE_NETS_DIR: {stderr}");
+    assert!(stderr.contains("minishogi: default net"), "build.rs says so: {stderr}");
+
+    let kage = target.join("debug").join(format!("kage{}", std::env::consts::EXE_SUFFIX));
+    let ask =
+        "setoption name UCI_Variant value VARIANT\nsetoption name Use NNUE value true\nquit\n";
+    let text = uci(&kage, &ask.replace("VARIANT", "minishogi"));
+    let want = format!("the built-in (KAGE_NETS_DIR) network of minishogi (run {run_id})");
+    assert!(text.contains(&want), "{want}\n{text}");
+    // The other variants keep their shipped nets.
+    let text = uci(&kage, &ask.replace("VARIANT", "shinobi"));
+    assert!(text.contains("the shipped network of shinobi"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
