@@ -82,9 +82,14 @@ fn net_files(nets: &Path, local: Option<&Path>, name: &str) -> (PathBuf, Option<
     let file = |d: &Path, ext: &str| d.join(format!("{name}.{ext}"));
     if let Some(d) = local.filter(|d| file(d, "nnue").is_file()) {
         let (net, wdl) = (file(d, "nnue"), file(d, "wdl.toml"));
-        println!("cargo:rerun-if-changed={}", wdl.display());
+        // A path that does not exist would count as changed on every build: the folder's
+        // own rerun-if-changed notices a WDL file added later.
+        let wdl = wdl.is_file().then_some(wdl);
+        if let Some(w) = &wdl {
+            println!("cargo:rerun-if-changed={}", w.display());
+        }
         println!("cargo:warning={name}: default net {} (KAGE_NETS_DIR)", net.display());
-        return (net, wdl.is_file().then_some(wdl), true);
+        return (net, wdl, true);
     }
     let (net, wdl) = (file(nets, "nnue"), file(nets, "wdl.toml"));
     if net.is_file() {

@@ -99,12 +99,7 @@ impl Evaluator {
                     net.file_name().unwrap_or("built in memory"),
                     net.describe()
                 ),
-                None if crate::nnue::shipped::shipped_bytes(&variant.name).is_some() => format!(
-                    "hand-crafted (the {} network of {} does not fit these rules)",
-                    crate::nnue::shipped::origin(&variant.name),
-                    variant.name
-                ),
-                None => format!("hand-crafted ({} has no shipped network)", variant.name),
+                None => Self::no_default_net(variant),
             },
             (Evaluator::Nnue(_), None) => {
                 format!("hand-crafted (the network does not fit {})", variant.name)
@@ -114,6 +109,25 @@ impl Evaluator {
             }
             _ => self.describe(),
         }
+    }
+
+    /// Why `variant` is searched with the hand-crafted evaluation by default.
+    fn no_default_net(variant: &Variant) -> String {
+        use crate::nnue::shipped::{load_error, origin, shipped_bytes};
+        let name = &variant.name;
+        if let Some(e) = load_error(name) {
+            return format!(
+                "hand-crafted (the {} network of {name} does not load: {e})",
+                origin(name)
+            );
+        }
+        if shipped_bytes(name).is_some() {
+            return format!(
+                "hand-crafted (the {} network of {name} does not fit {name}'s rules)",
+                origin(name)
+            );
+        }
+        format!("hand-crafted ({name} has no shipped network)")
     }
 
     /// A short description for `info string` lines.

@@ -141,7 +141,10 @@ pub enum SelfplayError {
         path: String,
     },
     /// A network file whose hash is no longer the one recorded.
-    #[error("network: {path}: the file changed since it was recorded (hash {found} != {recorded})")]
+    #[error(
+        "network: {path}: not the one recorded (hash {found} != {recorded}): the file changed, \
+         or for shipped:VARIANT this build carries another net (engine/nets/, KAGE_NETS_DIR)"
+    )]
     NetChanged {
         /// The network file.
         path: String,

@@ -50,31 +50,48 @@ fn a_net_in_kage_nets_dir_is_its_variants_default() {
         .find_map(|l| l.strip_prefix("run_id = "))
         .map(|v| v.trim_matches('"').to_string())
         .expect("run.toml names its run");
-    let nets = dir.join("nets");
+    // A fixed folder (not the per-process temp dir), so that a rerun builds no more than needed.
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join("kage-nets-dir-test");
+    let nets = tmp.join("nets");
     std::fs::create_dir_all(&nets).expect("nets dir");
     std::fs::copy(run.join("net.nnue"), nets.join("minishogi.nnue")).expect("copy the net");
+    // Shinobi's: a damaged file (a net cut short), which only Shinobi must suffer from.
+    let mut damaged = std::fs::read(root().join("engine/nets/shinobi.nnue")).expect("net");
+    damaged.truncate(damaged.len() / 2);
+    std::fs::write(nets.join("shinobi.nnue"), damaged).expect("write");
 
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("repository root");
-    let target = root.join("target").join("kage-nets-dir-test");
-    let o = Command::new(option_env!("CARGO").unwrap_or("cargo"))
-        .current_dir(root)
-        .args(["build", "-p", "kage-engine", "--bin", "kage"])
-        .env("CARGO_TARGET_DIR", &target)
-        .env("KAGE_NETS_DIR", &nets)
-        .output()
-        .expect("cargo runs");
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "cargo build with KAGE_NETS_DIR: {stderr}");
-    assert!(stderr.contains("minishogi: default net"), "build.rs says so: {stderr}");
-
-    let kage = target.join("debug").join(format!("kage{}", std::env::consts::EXE_SUFFIX));
+    let kage = build_kage(&tmp.join("target"), &nets);
     let ask =
         "setoption name UCI_Variant value VARIANT\nsetoption name Use NNUE value true\nquit\n";
     let text = uci(&kage, &ask.replace("VARIANT", "minishogi"));
     let want = format!("the built-in (KAGE_NETS_DIR) network of minishogi (run {run_id})");
     assert!(text.contains(&want), "{want}\n{text}");
-    // The other variants keep their shipped nets.
     let text = uci(&kage, &ask.replace("VARIANT", "shinobi"));
-    assert!(text.contains("the shipped network of shinobi"), "{text}");
+    let want = "hand-crafted (the built-in (KAGE_NETS_DIR) network of shinobi does not load";
+    assert!(text.contains(want), "{want}\n{text}");
+    // The other variants keep their shipped nets.
+    let text = uci(&kage, &ask.replace("VARIANT", "gorogoroplus"));
+    assert!(text.contains("the shipped network of gorogoroplus"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("repository root")
+}
+
+/// Builds `kage` (debug) into `target` with `KAGE_NETS_DIR=nets`; returns the binary.
+fn build_kage(target: &Path, nets: &Path) -> std::path::PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let o = Command::new(cargo)
+        .current_dir(root())
+        .args(["build", "-p", "kage-engine", "--bin", "kage"])
+        .env("CARGO_TARGET_DIR", target)
+        .env_remove("CARGO_BUILD_TARGET")
+        .env("KAGE_NETS_DIR", nets)
+        .output()
+        .expect("cargo runs");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "cargo build with KAGE_NETS_DIR: {stderr}");
+    assert!(stderr.contains("minishogi: default net"), "build.rs says so: {stderr}");
+    target.join("debug").join(format!("kage{}", std::env::consts::EXE_SUFFIX))
 }

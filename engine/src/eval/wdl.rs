@@ -251,7 +251,13 @@ fn parsed() -> &'static [(WdlFile, Option<WdlFile>)] {
                     WdlFile::parse(t)
                         .unwrap_or_else(|e| panic!("built-in {} WDL file: {e}", f.name))
                 };
-                (parse(f.hce_wdl), f.net_wdl.map(parse))
+                // One from KAGE_NETS_DIR (engine/build.rs) that does not parse is no model:
+                // scores in raw units, as kage says at the first search.
+                let net = match f.net_wdl {
+                    Some(t) if f.net_local => WdlFile::parse(t).ok(),
+                    t => t.map(parse),
+                };
+                (parse(f.hce_wdl), net)
             })
             .collect()
     })

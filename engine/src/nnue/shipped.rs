@@ -22,14 +22,13 @@ fn files() -> impl Iterator<Item = (VariantId, &'static [u8])> {
     VariantId::ALL.into_iter().filter_map(|id| id.folder().net.map(|b| (id, b)))
 }
 
-/// The parsed shipped networks (parsed once, on first use).
-fn parsed() -> &'static [(&'static str, ShippedNet)] {
-    static NETS: OnceLock<Vec<(&'static str, ShippedNet)>> = OnceLock::new();
+/// The parsed shipped networks (parsed once, on first use); a net from `KAGE_NETS_DIR` that
+/// does not load is kept as its error ([`load_error`]).
+fn parsed() -> &'static [(&'static str, Result<ShippedNet, String>)] {
+    static NETS: OnceLock<Vec<(&'static str, Result<ShippedNet, String>)>> = OnceLock::new();
     NETS.get_or_init(|| {
         files()
             .map(|(id, bytes)| {
-                // The files are checked by a test (`shipped_nets_load_and_fit_their_variant`):
-                // a broken one cannot be released.
                 let name = id.name();
                 let net = if is_fsf_net(bytes) {
                     FsfNetwork::load(bytes, Variant::builtin(id))
@@ -40,22 +39,30 @@ fn parsed() -> &'static [(&'static str, ShippedNet)] {
                         .map(|n| ShippedNet::Kage(Arc::new(n)))
                         .map_err(|e| e.to_string())
                 };
-                let net =
-                    net.unwrap_or_else(|e| panic!("shipped network {name}.nnue is damaged: {e}"));
+                // The committed files are checked by a test
+                // (`shipped_nets_load_and_fit_their_variant`): a broken one cannot be released.
+                if let (Err(e), false) = (&net, id.folder().net_local) {
+                    panic!("shipped network {name}.nnue is damaged: {e}");
+                }
                 (name, net)
             })
             .collect()
     })
 }
 
+/// Why the default network of `variant_name` taken from `KAGE_NETS_DIR` does not load (then
+/// the variant has none in this build).
+pub fn load_error(variant_name: &str) -> Option<&'static str> {
+    parsed().iter().find(|(name, _)| *name == variant_name)?.1.as_ref().err().map(String::as_str)
+}
+
 /// The shipped network of `variant` in either format, when there is one and it fits the
 /// variant (a user variant with a built-in name but other pieces or board does not get it).
 pub fn shipped(variant: &Variant) -> Option<&'static ShippedNet> {
-    parsed().iter().find(|(name, _)| *name == variant.name).map(|(_, net)| net).filter(|net| {
-        match net {
-            ShippedNet::Kage(n) => n.check_variant(variant).is_ok(),
-            ShippedNet::Fsf(n) => n.fits(variant),
-        }
+    let (_, net) = parsed().iter().find(|(name, _)| *name == variant.name)?;
+    net.as_ref().ok().filter(|net| match net {
+        ShippedNet::Kage(n) => n.check_variant(variant).is_ok(),
+        ShippedNet::Fsf(n) => n.fits(variant),
     })
 }
 

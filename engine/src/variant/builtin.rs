@@ -82,7 +82,8 @@ mod tests {
             let b = id.bench();
             assert_eq!(b.positions.first().map(String::as_str), Some("startpos"), "{}", f.name);
             assert!(b.search_depth > 0 && b.perft_depth > 0, "{}", f.name);
-            assert_eq!(f.net.is_some(), f.net_wdl.is_some(), "{}", f.name);
+            // A shipped net has its WDL model; one from KAGE_NETS_DIR may have none.
+            assert!(f.net_local || f.net.is_some() == f.net_wdl.is_some(), "{}", f.name);
         }
     }
 }
