@@ -55,19 +55,6 @@ SP=$BIN/kage-selfplay
 [[ -x $SP ]] || { echo "$SP missing: cargo build --release -p kage-selfplay" >&2; exit 1; }
 mkdir -p "$OUT"
 
-# screenshot HTML PNG: a picture of a report page, when chromium is installed.
-screenshot() {
-  local browser
-  browser=$(command -v chromium || command -v chromium-browser || true)
-  if [[ -n $browser ]]; then
-    "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size="${SHOT_SIZE:-1400,2600}" \
-      --screenshot="$2" "file://$(realpath "$1")" 2>/dev/null
-    echo "screenshot: $2"
-  else
-    echo "no chromium found: apt-get install chromium for the screenshot" >&2
-  fi
-}
-
 times=$OUT/times.tsv
 [[ -f $times ]] || printf 'what\tnodes\tgames\tseconds\n' >"$times"
 
@@ -108,6 +95,11 @@ fi
   --svg "$OUT/score.svg" --title "kage balance study ($VARIANTS; nodes $NODES)" \
   | tee "$OUT/balance.txt"
 
+# A picture of the report page, when chromium is installed.
 if [[ $SCREENSHOT == 1 ]]; then
-  screenshot "$OUT/balance.html" "$OUT/balance.png"
+  browser=$(command -v chromium || command -v chromium-browser || true)
+  [[ -n $browser ]] || { echo "no chromium found: apt-get install chromium for the screenshot" >&2; exit 0; }
+  "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size="${SHOT_SIZE:-1400,2600}" \
+    --screenshot="$OUT/balance.png" "file://$(realpath "$OUT/balance.html")" 2>/dev/null
+  echo "screenshot: $OUT/balance.png"
 fi

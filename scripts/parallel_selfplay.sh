@@ -22,8 +22,7 @@ for v in kage-selfplay kage-data; do
   [[ -x $BIN/$v ]] || { echo "$BIN/$v missing: cargo build --release" >&2; exit 1; }
 done
 
-net=()
-[[ -z ${NET:-} ]] || net=(--net "$NET")
+net=(${NET:+--net "$NET"})
 
 parallel -j "$JOBS" --halt now,fail=1 --line-buffer --tagstring 'shard {}' \
   "$BIN/kage-selfplay" generate --variant "$VARIANT" --games "$GAMES" --nodes "$NODES" \

@@ -7,12 +7,9 @@
 #   VARIANTS=shinobi GAMES=4000 scripts/tune_hce.sh
 #   INSTALL=1 scripts/tune_hce.sh               # copy parameters whose match interval is above 0
 #                                               # into engine/variants/<variant>/hce.toml
-#   SELFPLAY_EVAL=default NODES=2000 scripts/tune_hce.sh
-#                                               # self-play by the shipped nets: the HCE learns
-#                                               # the nets' search scores (how the shipped
-#                                               # parameters were made, engine/variants/*/hce.toml)
-#   DATA="a.kdata b.kdata" VARIANTS=gorogoroplus scripts/tune_hce.sh
-#                                               # tune on existing positions, no self-play
+#   SELFPLAY_EVAL=default NODES=2000 scripts/tune_hce.sh  # self-play by the shipped nets: the HCE
+#       learns the nets' search scores (how engine/variants/*/hce.toml were made)
+#   DATA="a.kdata b.kdata" VARIANTS=gorogoroplus scripts/tune_hce.sh  # existing positions, no self-play
 #
 # Layout: $OUT/data/<variant>/ (self-play), $OUT/<variant>.toml (tuned parameters),
 # $OUT/match-<variant>/ (tuned against built-in: summary.json, games.pgn).
