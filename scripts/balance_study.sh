@@ -47,8 +47,7 @@ AUDIT=${AUDIT:-300}
 EXTRA=${EXTRA:-}
 THREADS=${THREADS:-$(nproc)}
 SEED=${SEED:-1}
-OUT=${OUT:-balance-study}
-BIN=${BIN:-target/release}
+OUT=${OUT:-balance-study} BIN=${BIN:-target/release}
 SCREENSHOT=${SCREENSHOT:-0}
 
 SP=$BIN/kage-selfplay

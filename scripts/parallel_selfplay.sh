@@ -22,6 +22,7 @@ for v in kage-selfplay kage-data; do
   [[ -x $BIN/$v ]] || { echo "$BIN/$v missing: cargo build --release" >&2; exit 1; }
 done
 
+# shellcheck disable=SC2206 # two words or none
 net=(${NET:+--net "$NET"})
 
 parallel -j "$JOBS" --halt now,fail=1 --line-buffer --tagstring 'shard {}' \
