@@ -47,7 +47,8 @@ AUDIT=${AUDIT:-300}
 EXTRA=${EXTRA:-}
 THREADS=${THREADS:-$(nproc)}
 SEED=${SEED:-1}
-OUT=${OUT:-balance-study} BIN=${BIN:-target/release}
+OUT=${OUT:-balance-study}
+BIN=${BIN:-target/release}
 SCREENSHOT=${SCREENSHOT:-0}
 
 SP=$BIN/kage-selfplay
@@ -97,8 +98,11 @@ fi
 # A picture of the report page, when chromium is installed.
 if [[ $SCREENSHOT == 1 ]]; then
   browser=$(command -v chromium || command -v chromium-browser || true)
-  [[ -n $browser ]] || { echo "no chromium found: apt-get install chromium for the screenshot" >&2; exit 0; }
-  "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size="${SHOT_SIZE:-1400,2600}" \
-    --screenshot="$OUT/balance.png" "file://$(realpath "$OUT/balance.html")" 2>/dev/null
-  echo "screenshot: $OUT/balance.png"
+  if [[ -z $browser ]]; then
+    echo "no chromium found: apt-get install chromium for the screenshot" >&2
+  else
+    "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size="${SHOT_SIZE:-1400,2600}" \
+      --screenshot="$OUT/balance.png" "file://$(realpath "$OUT/balance.html")" 2>/dev/null
+    echo "screenshot: $OUT/balance.png"
+  fi
 fi
