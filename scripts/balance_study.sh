@@ -3,13 +3,12 @@
 # hand-crafted evaluation and/or given nets) into one directory, an adjudication audit of
 # each setting, then one balance report over all of it (text, JSON, HTML with charts).
 # Rerunning the same command resumes: finished runs are found complete and not played again.
+# Balance against strength (a ladder of rungs with Elo between them) is `kage-selfplay ladder`.
 #
 #   scripts/balance_study.sh                                   # defaults below
 #   VARIANTS="shinobi shinobiplus" NODES="1000 4000 16000" GAMES=400 scripts/balance_study.sh
 #   NETS="shinobi:nets/shinobi-g3.nnue shinobiplus:nets/shinobiplus-g3.nnue" HCE=0 scripts/balance_study.sh
 #   VARIANT_FILES=engine/variants/examples/shinobiplus_rank4.toml VARIANTS=shinobiplus scripts/balance_study.sh
-#
-# Balance against strength (a ladder of rungs with Elo between them) is `kage-selfplay ladder`.
 #
 # Settings (environment):
 #   VARIANTS       variants to play (default: shinobi shinobiplus)
@@ -18,12 +17,11 @@
 #   HCE            1: play with the hand-crafted evaluation (default 1)
 #   NETS           space-separated VARIANT:FILE pairs: also play VARIANT with each net
 #   VARIANT_FILES  user variant spec files (what-ifs), played like the variants
-#   OPENING_PLIES, OPENING_MULTIPV, OPENING_MARGIN
-#                  openings: the first plies are sampled among the MultiPV moves within the
-#                  margin (cp) of the best from the real start position (default 8, 4, 40)
+#   OPENING_PLIES, OPENING_MULTIPV, OPENING_MARGIN  openings: the first plies sampled among the
+#                  MultiPV moves within the margin (cp) of the best from the start (default 8, 4, 40)
 #   NODES_JITTER   vary each search's node budget by up to this many percent (default 0)
-#   AUDIT          adjudicated games played on per setting to audit adjudication (default 300, enough to
-#                  bound a 0-error rate below 1.3% at 95%; 0: no audit)
+#   AUDIT          adjudicated games played on per setting to audit adjudication (default 300: bounds a
+#                  0-error rate below 1.3% at 95%; 0: no audit)
 #   EXTRA          more `kage-selfplay generate` flags (e.g. "--resign-plies 8")
 #   THREADS        worker threads (default: all cores)
 #   SEED           run seed (default 1)
@@ -32,7 +30,6 @@
 #   SCREENSHOT     1: also render OUT/balance.png with headless chromium, when installed
 #                  (SHOT_SIZE=W,H: the window, default 1400,2600)
 set -euo pipefail
-
 VARIANTS=${VARIANTS:-"shinobi shinobiplus"}
 NODES=${NODES:-"1000 4000 16000"}
 GAMES=${GAMES:-200}
@@ -50,7 +47,6 @@ SEED=${SEED:-1}
 OUT=${OUT:-balance-study}
 BIN=${BIN:-target/release}
 SCREENSHOT=${SCREENSHOT:-0}
-
 SP=$BIN/kage-selfplay
 [[ -x $SP ]] || { echo "$SP missing: cargo build --release -p kage-selfplay" >&2; exit 1; }
 mkdir -p "$OUT"

@@ -6,7 +6,6 @@
 #   scripts/parallel_selfplay.sh                        # defaults below
 #   VARIANT=shinobi SHARDS=8 JOBS=4 THREADS=2 GAMES=20000 scripts/parallel_selfplay.sh
 set -euo pipefail
-
 VARIANT=${VARIANT:-minishogi}
 GAMES=${GAMES:-10000}
 NODES=${NODES:-2500}
