@@ -6,6 +6,7 @@
 //! One [`Searcher`] per thread; a fixed-depth or fixed-node search is deterministic.
 
 pub mod bench;
+mod correction;
 mod end_scores;
 mod node;
 mod ordering;

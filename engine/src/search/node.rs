@@ -296,13 +296,14 @@ impl<'a> Ctx<'a> {
         }
         // Internal iterative reduction: no move to try first, search shallower.
         let depth = if depth >= IIR_MIN_DEPTH && tt_move.is_null() { depth - 1 } else { depth };
-        let eval = if in_check {
+        let raw_eval = if in_check {
             -INFINITE
         } else if let Some(h) = hit {
             h.eval
         } else {
             self.evaluate(pos)
         };
+        let eval = if in_check { raw_eval } else { self.ord.corr.apply(pos, raw_eval) };
         if !pv_node
             && !in_check
             && beta.abs() < MATE_BOUND
@@ -392,9 +393,35 @@ impl<'a> Ctx<'a> {
         } else {
             Bound::Upper
         };
-        let store_eval = if in_check { 0 } else { eval };
+        let store_eval = if in_check { 0 } else { raw_eval };
         self.tt.store(key, best_move, best, store_eval, depth, bound, ply);
+        if !in_check {
+            self.learn_correction(pos, best, best_move, bound, eval, depth);
+        }
         best
+    }
+
+    /// Teaches the correction history what a search `depth` plies deep found against the
+    /// corrected static evaluation `eval`: only where the best move is quiet (or none), the
+    /// score no mate, and the bound says on which side of `eval` the value lies.
+    fn learn_correction(
+        &mut self,
+        pos: &Position,
+        best: i32,
+        best_move: Move,
+        bound: Bound,
+        eval: i32,
+        depth: i32,
+    ) {
+        let quiet =
+            best_move.is_null() || pos.captured(best_move).is_none() && !best_move.is_promotion();
+        if quiet
+            && best.abs() < MATE_BOUND
+            && !(bound == Bound::Lower && best <= eval)
+            && !(bound == Bound::Upper && best >= eval)
+        {
+            self.ord.corr.update(pos, best - eval, depth);
+        }
     }
 
     /// Whole-node pruning of a non-PV node not in check, before any move: reverse futility
@@ -537,7 +564,7 @@ impl<'a> Ctx<'a> {
         let old_alpha = alpha;
         let mut best_move = Move::NULL;
         let mut best;
-        let mut stand = 0;
+        let mut raw_stand = 0;
         let in_check = pos.in_check();
         let mut f;
         if in_check {
@@ -571,14 +598,15 @@ impl<'a> Ctx<'a> {
             }
         } else {
             f = self.take_frame(ply);
-            stand = match hit {
+            raw_stand = match hit {
                 Some(h) => h.eval,
                 None => self.evaluate(pos),
             };
+            let stand = self.ord.corr.apply(pos, raw_stand);
             if stand >= beta {
                 self.put_frame(ply, f);
                 if hit.is_none() {
-                    self.tt.store(key, Move::NULL, stand, stand, 0, Bound::Lower, ply);
+                    self.tt.store(key, Move::NULL, stand, raw_stand, 0, Bound::Lower, ply);
                 }
                 return stand;
             }
@@ -640,7 +668,7 @@ impl<'a> Ctx<'a> {
         } else {
             Bound::Upper
         };
-        self.tt.store(key, best_move, best, if in_check { 0 } else { stand }, 0, bound, ply);
+        self.tt.store(key, best_move, best, if in_check { 0 } else { raw_stand }, 0, bound, ply);
         best
     }
 }

@@ -12,13 +12,16 @@ pub const SCORE_TACTICAL: i32 = 1 << 28;
 pub const SCORE_KILLER: i32 = 1 << 27;
 const HISTORY_MAX: i32 = 16384;
 
-/// History, killers, counter moves and the LMR table: what survives from one search to the next.
+/// History, killers, counter moves, the LMR table and the static evaluation's correction
+/// history: what survives from one search to the next.
 pub struct Ordering {
     history: Vec<i16>,
     /// The quiet move that last refuted each opponent move, by (side, opponent move).
     counters: Vec<Move>,
     pub killers: [[Move; 2]; MAX_PLY + 2],
     lmr: [[u8; 64]; 64],
+    /// The static evaluation's correction history.
+    pub corr: super::correction::Correction,
 }
 
 /// 13 bits of the move (to, from-or-kind, drop flag) per side.
@@ -42,6 +45,7 @@ impl Ordering {
             counters: vec![Move::NULL; 2 << 13],
             killers: [[Move::NULL; 2]; MAX_PLY + 2],
             lmr,
+            corr: super::correction::Correction::new(),
         }
     }
 
@@ -49,6 +53,7 @@ impl Ordering {
         self.history.fill(0);
         self.counters.fill(Move::NULL);
         self.killers = [[Move::NULL; 2]; MAX_PLY + 2];
+        self.corr.clear();
     }
 
     #[inline(always)]
