@@ -28,17 +28,17 @@ impl Correction {
         self.table.fill(0);
     }
 
-    /// The static evaluation `eval` of `pos` corrected.
+    /// The static evaluation `eval` of the position in `slot` ([`slot`]) corrected.
     #[inline]
-    pub fn apply(&self, pos: &Position, eval: i32) -> i32 {
-        (eval + self.table[index(pos)] / GRAIN).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+    pub fn apply(&self, slot: usize, eval: i32) -> i32 {
+        (eval + self.table[slot] / GRAIN).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
     }
 
-    /// Learns that a search `depth` plies deep found `pos` `diff` centipawns from its
-    /// corrected static evaluation.
+    /// Learns that a search `depth` plies deep found the position in `slot` `diff`
+    /// centipawns from its corrected static evaluation.
     #[inline]
-    pub fn update(&mut self, pos: &Position, diff: i32, depth: i32) {
-        let e = &mut self.table[index(pos)];
+    pub fn update(&mut self, slot: usize, diff: i32, depth: i32) {
+        let e = &mut self.table[slot];
         let w = (depth + 1).min(16);
         let target = (*e + diff * GRAIN).clamp(-MAX_CP * GRAIN, MAX_CP * GRAIN);
         *e = ((*e as i64 * (WEIGHT_SCALE - w) as i64 + target as i64 * w as i64)
@@ -54,7 +54,7 @@ impl Default for Correction {
 
 /// The table slot of `pos`: side to move, unpromoted pawns on the board.
 #[inline]
-fn index(pos: &Position) -> usize {
+pub fn slot(pos: &Position) -> usize {
     let v = pos.variant();
     let mut h = 0u64;
     for (i, info) in v.kinds.iter().enumerate() {
@@ -77,30 +77,30 @@ mod tests {
     #[test]
     fn the_correction_follows_the_searches_differences_within_its_bound() {
         let pos = Position::startpos(Variant::builtin(VariantId::MINISHOGI));
-        let mut c = Correction::new();
-        assert_eq!(c.apply(&pos, 10), 10);
+        let (mut c, at) = (Correction::new(), slot(&pos));
+        assert_eq!(c.apply(at, 10), 10);
         // Searches keep finding the position 40 cp better than its static evaluation: the
         // correction moves towards that, a little each time, and never past it.
         let mut last = 0;
         for _ in 0..400 {
-            let now = c.apply(&pos, 0);
-            c.update(&pos, 40 - now, 10);
-            let next = c.apply(&pos, 0);
+            let now = c.apply(at, 0);
+            c.update(at, 40 - now, 10);
+            let next = c.apply(at, 0);
             assert!(next >= last && next <= 40, "{last} -> {next}");
             last = next;
         }
         assert!(last >= 38, "after 400 updates {last}");
         // A difference far beyond the bound is held to MAX_CP.
         for _ in 0..400 {
-            let now = c.apply(&pos, 0);
-            c.update(&pos, 1000 - now, 10);
+            let now = c.apply(at, 0);
+            c.update(at, 1000 - now, 10);
         }
-        assert!(c.apply(&pos, 0) <= MAX_CP);
+        assert!(c.apply(at, 0) <= MAX_CP);
         // The other side to move has its own slot; clear forgets.
         let mut other = pos.clone();
         other.play_null();
-        assert_eq!(c.apply(&other, 0), 0);
+        assert_eq!(c.apply(slot(&other), 0), 0);
         c.clear();
-        assert_eq!(c.apply(&pos, 0), 0);
+        assert_eq!(c.apply(at, 0), 0);
     }
 }

@@ -1,5 +1,6 @@
 //! The recursive search: principal variation search with pruning, and quiescence.
 
+use super::correction;
 use super::end_scores::{outcome_score, tree_repetition_draw};
 use super::ordering::{MAX_PLY, Ordering, SCORE_KILLER};
 use super::params::*;
@@ -303,7 +304,9 @@ impl<'a> Ctx<'a> {
         } else {
             self.evaluate(pos)
         };
-        let eval = if in_check { raw_eval } else { self.ord.corr.apply(pos, raw_eval) };
+        // The correction history's slot, computed once for reading and learning.
+        let corr_slot = (!in_check).then(|| correction::slot(pos));
+        let eval = corr_slot.map_or(raw_eval, |s| self.ord.corr.apply(s, raw_eval));
         if !pv_node
             && !in_check
             && beta.abs() < MATE_BOUND
@@ -395,8 +398,8 @@ impl<'a> Ctx<'a> {
         };
         let store_eval = if in_check { 0 } else { raw_eval };
         self.tt.store(key, best_move, best, store_eval, depth, bound, ply);
-        if !in_check {
-            self.learn_correction(pos, best, best_move, bound, eval, depth);
+        if let Some(slot) = corr_slot {
+            self.learn_correction(pos, slot, best, best_move, bound, eval, depth);
         }
         best
     }
@@ -404,9 +407,11 @@ impl<'a> Ctx<'a> {
     /// Teaches the correction history what a search `depth` plies deep found against the
     /// corrected static evaluation `eval`: only where the best move is quiet (or none), the
     /// score no mate, and the bound says on which side of `eval` the value lies.
+    #[allow(clippy::too_many_arguments)]
     fn learn_correction(
         &mut self,
         pos: &Position,
+        slot: usize,
         best: i32,
         best_move: Move,
         bound: Bound,
@@ -420,7 +425,7 @@ impl<'a> Ctx<'a> {
             && !(bound == Bound::Lower && best <= eval)
             && !(bound == Bound::Upper && best >= eval)
         {
-            self.ord.corr.update(pos, best - eval, depth);
+            self.ord.corr.update(slot, best - eval, depth);
         }
     }
 
@@ -602,7 +607,7 @@ impl<'a> Ctx<'a> {
                 Some(h) => h.eval,
                 None => self.evaluate(pos),
             };
-            let stand = self.ord.corr.apply(pos, raw_stand);
+            let stand = self.ord.corr.apply(correction::slot(pos), raw_stand);
             if stand >= beta {
                 self.put_frame(ply, f);
                 if hit.is_none() {
