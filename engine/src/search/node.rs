@@ -337,8 +337,9 @@ impl<'a> Ctx<'a> {
                 && !in_check
                 && best > -MATE_BOUND
                 && searched > 0
-                && !pos.gives_check(m, *discoverers.get_or_insert_with(|| pos.discoverers()))
-                && prune_move(pos, m, quiet, mscore, searched, alpha, &node)
+                && prune_move(pos, m, quiet, mscore, searched, alpha, &node, &mut || {
+                    pos.gives_check(m, *discoverers.get_or_insert_with(|| pos.discoverers()))
+                })
             {
                 continue;
             }
@@ -712,7 +713,9 @@ struct Node {
 
 /// Shallow-depth pruning of a move of a non-PV node not in check that does not give check,
 /// after the first move: late-move, futility, history and SEE pruning of quiet moves, SEE
-/// pruning of captures. True when the move is skipped.
+/// pruning of captures. True when the move is skipped. `gives_check` is asked only when a
+/// rule would prune (checks are never pruned), the cheap rules before the exchange.
+#[allow(clippy::too_many_arguments)]
 #[inline]
 fn prune_move(
     pos: &Position,
@@ -722,24 +725,27 @@ fn prune_move(
     searched: usize,
     alpha: i32,
     node: &Node,
+    gives_check: &mut dyn FnMut() -> bool,
 ) -> bool {
     let Node { depth, eval, beta, .. } = *node;
     if !quiet {
         // Captures that lose material at shallow depth.
-        return depth <= SEE_PRUNE_MAX_DEPTH && !see_ge(pos, m, -SEE_CAPTURE_MARGIN * depth);
+        return depth <= SEE_PRUNE_MAX_DEPTH
+            && !see_ge(pos, m, -SEE_CAPTURE_MARGIN * depth)
+            && !gives_check();
     }
     let lmp = if improving_guess(eval, beta) {
         LMP_BASE + 2 * depth * depth
     } else {
         LMP_BASE + depth * depth
     };
-    (depth <= LMP_MAX_DEPTH && searched >= lmp as usize)
+    let cheap = (depth <= LMP_MAX_DEPTH && searched >= lmp as usize)
         || (depth <= FUTILITY_MAX_DEPTH
             && eval + FUTILITY_BASE + FUTILITY_PER_PLY * depth <= alpha)
-        || (depth <= HISTORY_PRUNE_MAX_DEPTH && mscore < -HISTORY_PRUNE_PER_PLY * depth)
-        // Quiet moves and drops onto squares where the piece is lost.
-        || (depth <= SEE_PRUNE_MAX_DEPTH
-            && !see_ge(pos, m, -SEE_QUIET_MARGIN * depth * depth))
+        || (depth <= HISTORY_PRUNE_MAX_DEPTH && mscore < -HISTORY_PRUNE_PER_PLY * depth);
+    // Quiet moves and drops onto squares where the piece is lost.
+    (cheap || (depth <= SEE_PRUNE_MAX_DEPTH && !see_ge(pos, m, -SEE_QUIET_MARGIN * depth * depth)))
+        && !gives_check()
 }
 
 /// Whether the side to move has something besides king and pawns (on board or in hand):
