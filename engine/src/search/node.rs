@@ -337,9 +337,19 @@ impl<'a> Ctx<'a> {
                 && !in_check
                 && best > -MATE_BOUND
                 && searched > 0
-                && prune_move(pos, m, quiet, mscore, searched, alpha, &node, &mut || {
-                    pos.gives_check(m, *discoverers.get_or_insert_with(|| pos.discoverers()))
-                })
+                && prune_move(
+                    pos,
+                    m,
+                    quiet,
+                    mscore,
+                    searched,
+                    alpha,
+                    &node,
+                    self.lmr_depth(&node, searched, mscore),
+                    &mut || {
+                        pos.gives_check(m, *discoverers.get_or_insert_with(|| pos.discoverers()))
+                    },
+                )
             {
                 continue;
             }
@@ -480,6 +490,12 @@ impl<'a> Ctx<'a> {
         }
         let new_depth = depth - 1;
         r.clamp(0, new_depth - 1)
+    }
+
+    /// The depth a quiet move after `searched` others would be searched to after its
+    /// late-move reduction (what shallow-depth pruning judges it by).
+    fn lmr_depth(&self, node: &Node, searched: usize, mscore: i32) -> i32 {
+        (node.depth - 1 - self.reduction(node, searched, mscore)).max(0)
     }
 
     /// A move after the first (at the root too, `ply` 0): a null-window search `r` plies
@@ -725,6 +741,7 @@ fn prune_move(
     searched: usize,
     alpha: i32,
     node: &Node,
+    lmr_depth: i32,
     gives_check: &mut dyn FnMut() -> bool,
 ) -> bool {
     let Node { depth, eval, beta, .. } = *node;
@@ -740,12 +757,16 @@ fn prune_move(
         LMP_BASE + depth * depth
     };
     let cheap = (depth <= LMP_MAX_DEPTH && searched >= lmp as usize)
-        || (depth <= FUTILITY_MAX_DEPTH
-            && eval + FUTILITY_BASE + FUTILITY_PER_PLY * depth <= alpha)
+        // Futility and exchange pruning on the depth the move would be reduced to (Stockfish's
+        // rules, its margins in centipawns).
+        // (not against a mate score: a shorter mate is no futile move).
+        || (lmr_depth < FUTILITY_MAX_LMR_DEPTH
+            && alpha < MATE_BOUND
+            && eval + FUTILITY_BASE + FUTILITY_PER_PLY * lmr_depth <= alpha)
         || (depth <= HISTORY_PRUNE_MAX_DEPTH && mscore < -HISTORY_PRUNE_PER_PLY * depth);
     // Quiet moves and drops onto squares where the piece is lost.
-    (cheap || (depth <= SEE_PRUNE_MAX_DEPTH && !see_ge(pos, m, -SEE_QUIET_MARGIN * depth * depth)))
-        && !gives_check()
+    let see_margin = (SEE_QUIET_BASE - lmr_depth.min(18)) * lmr_depth * lmr_depth * 100 / 208;
+    (cheap || !see_ge(pos, m, -see_margin)) && !gives_check()
 }
 
 /// Whether the side to move has something besides king and pawns (on board or in hand):

@@ -31,13 +31,17 @@ pub const LMP_MAX_DEPTH: i32 = 5;
 /// See [`LMP_MAX_DEPTH`].
 pub const LMP_BASE: i32 = 3;
 
-/// Futility pruning of quiet moves up to this depth when
-/// `eval + FUTILITY_BASE + FUTILITY_PER_PLY * depth <= alpha`.
-pub const FUTILITY_MAX_DEPTH: i32 = 4;
-/// See [`FUTILITY_MAX_DEPTH`].
-pub const FUTILITY_BASE: i32 = 120;
-/// See [`FUTILITY_MAX_DEPTH`].
-pub const FUTILITY_PER_PLY: i32 = 100;
+/// Futility pruning of quiet moves whose reduced depth `l` is below this when
+/// `eval + FUTILITY_BASE + FUTILITY_PER_PLY * l <= alpha` (Stockfish's 174 + 157 l in its
+/// units, 208 a pawn).
+pub const FUTILITY_MAX_LMR_DEPTH: i32 = 7;
+/// See [`FUTILITY_MAX_LMR_DEPTH`].
+pub const FUTILITY_BASE: i32 = 84;
+/// See [`FUTILITY_MAX_LMR_DEPTH`].
+pub const FUTILITY_PER_PLY: i32 = 75;
+/// Quiet moves losing more than `(SEE_QUIET_BASE - min(l, 18)) l²` in Stockfish's units (208
+/// a pawn) in the exchange are pruned, `l` their reduced depth.
+pub const SEE_QUIET_BASE: i32 = 30;
 
 /// History pruning of quiet moves up to this depth when their ordering score is below
 /// `-HISTORY_PRUNE_PER_PLY * depth`.
@@ -45,11 +49,9 @@ pub const HISTORY_PRUNE_MAX_DEPTH: i32 = 3;
 /// See [`HISTORY_PRUNE_MAX_DEPTH`].
 pub const HISTORY_PRUNE_PER_PLY: i32 = 1500;
 
-/// SEE pruning up to this depth: quiet moves losing more than `SEE_QUIET_MARGIN * depth²`,
-/// captures losing more than `SEE_CAPTURE_MARGIN * depth`.
+/// SEE pruning of captures up to this depth: those losing more than
+/// `SEE_CAPTURE_MARGIN * depth`.
 pub const SEE_PRUNE_MAX_DEPTH: i32 = 6;
-/// See [`SEE_PRUNE_MAX_DEPTH`].
-pub const SEE_QUIET_MARGIN: i32 = 25;
 /// See [`SEE_PRUNE_MAX_DEPTH`].
 pub const SEE_CAPTURE_MARGIN: i32 = 150;
 
