@@ -765,7 +765,7 @@ fn prune_move(
             && eval + FUTILITY_BASE + FUTILITY_PER_PLY * lmr_depth <= alpha)
         || (depth <= HISTORY_PRUNE_MAX_DEPTH && mscore < -HISTORY_PRUNE_PER_PLY * depth);
     // Quiet moves and drops onto squares where the piece is lost.
-    let see_margin = (SEE_QUIET_BASE - lmr_depth.min(18)) * lmr_depth * lmr_depth * 100 / 208;
+    let see_margin = (SEE_QUIET_BASE - lmr_depth.min(18)) * lmr_depth * lmr_depth * 100 / SF_PAWN;
     (cheap || !see_ge(pos, m, -see_margin)) && !gives_check()
 }
 
