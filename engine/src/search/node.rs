@@ -11,6 +11,7 @@ use super::{INFINITE, Limits, MATE, MATE_BOUND};
 use crate::eval::Hce;
 use crate::eval::nnue_eval::NetEval;
 use crate::game::{Game, HistoryEntry, repetition_outcome, terminal_outcome};
+use crate::nnue::fsf::arch::PAWN_VALUE;
 use crate::position::Position;
 use crate::types::{Move, MoveList, bits};
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
@@ -756,16 +757,16 @@ fn prune_move(
     } else {
         LMP_BASE + depth * depth
     };
+    // Futility and exchange pruning judge the move on the depth it would be reduced to (FSF's
+    // rules and margins); futility never against a mate score (a shorter mate is no futile move).
     let cheap = (depth <= LMP_MAX_DEPTH && searched >= lmp as usize)
-        // Futility and exchange pruning on the depth the move would be reduced to (Stockfish's
-        // rules, its margins in centipawns).
-        // (not against a mate score: a shorter mate is no futile move).
         || (lmr_depth < FUTILITY_MAX_LMR_DEPTH
             && alpha < MATE_BOUND
             && eval + FUTILITY_BASE + FUTILITY_PER_PLY * lmr_depth <= alpha)
         || (depth <= HISTORY_PRUNE_MAX_DEPTH && mscore < -HISTORY_PRUNE_PER_PLY * depth);
     // Quiet moves and drops onto squares where the piece is lost.
-    let see_margin = (SEE_QUIET_BASE - lmr_depth.min(18)) * lmr_depth * lmr_depth * 100 / SF_PAWN;
+    let see_margin =
+        (SEE_QUIET_BASE - lmr_depth.min(18)) * lmr_depth * lmr_depth * 100 / PAWN_VALUE;
     (cheap || !see_ge(pos, m, -see_margin)) && !gives_check()
 }
 

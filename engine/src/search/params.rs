@@ -39,12 +39,10 @@ pub const FUTILITY_MAX_LMR_DEPTH: i32 = 7;
 pub const FUTILITY_BASE: i32 = 84;
 /// See [`FUTILITY_MAX_LMR_DEPTH`].
 pub const FUTILITY_PER_PLY: i32 = 75;
-/// Quiet moves losing more than `(SEE_QUIET_BASE - min(l, 18)) l²` in Stockfish's units
-/// ([`SF_PAWN`] a pawn) in the exchange are pruned, `l` their reduced depth.
+/// Quiet moves losing more than `(SEE_QUIET_BASE - min(l, 18)) l²` in FSF's units
+/// ([`crate::nnue::fsf::arch::PAWN_VALUE`] a pawn) in the exchange are pruned, `l` their
+/// reduced depth.
 pub const SEE_QUIET_BASE: i32 = 30;
-/// Stockfish's and FSF's internal units per pawn (`PawnValueEg`): their margins in
-/// centipawns are `100 / SF_PAWN` of their values.
-pub const SF_PAWN: i32 = 208;
 
 /// History pruning of quiet moves up to this depth when their ordering score is below
 /// `-HISTORY_PRUNE_PER_PLY * depth`.
