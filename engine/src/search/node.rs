@@ -2,7 +2,7 @@
 
 use super::correction;
 use super::end_scores::{outcome_score, tree_repetition_draw};
-use super::ordering::{MAX_PLY, Ordering, SCORE_KILLER};
+use super::ordering::{MAX_PLY, Ordering, SCORE_KILLER, SCORE_TACTICAL, SCORE_TT};
 use super::params::*;
 use super::see::see_ge;
 use super::tactical::{campmate_in_one, drop_mate_in_one, quiet_checks, tactical_moves};
@@ -322,6 +322,7 @@ impl<'a> Ctx<'a> {
         };
         let n = f.list.len();
         order_moves(self.ord, &mut f.keys, f.list.as_slice(), pos, tt_move, ply, last);
+        demote_losing_captures(&mut f.keys, pos);
         f.quiets.clear();
         let stm = pos.side_to_move();
         let node = Node { depth, eval, beta, pv_node, in_check };
@@ -807,6 +808,21 @@ fn order_moves(
     keys.clear();
     keys.extend(moves.iter().map(|&m| key_of(ord.score(pos, m, tt_move, ply, last), m)));
 }
+
+/// Captures that lose material in the exchange go after the quiet moves (their order among
+/// themselves kept): Stockfish's bad captures.
+fn demote_losing_captures(keys: &mut [i64], pos: &Position) {
+    for k in keys.iter_mut() {
+        let score = (*k >> 16) as i32;
+        let m = Move((*k & 0xffff) as u16);
+        if (SCORE_TACTICAL..SCORE_TT).contains(&score) && !m.is_promotion() && !see_ge(pos, m, 0) {
+            *k = key_of(BAD_CAPTURE + (score - SCORE_TACTICAL), m);
+        }
+    }
+}
+
+/// Ordering score base of a capture that loses material (below any history score).
+const BAD_CAPTURE: i32 = -(1 << 24);
 
 #[inline(always)]
 fn key_of(score: i32, m: Move) -> i64 {
