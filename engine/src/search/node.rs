@@ -347,7 +347,7 @@ impl<'a> Ctx<'a> {
                     searched,
                     alpha,
                     &node,
-                    self.lmr_depth(&node, searched, mscore),
+                    if quiet { self.lmr_depth(&node, searched, mscore) } else { 0 },
                     &mut || {
                         pos.gives_check(m, *discoverers.get_or_insert_with(|| pos.discoverers()))
                     },
@@ -813,8 +813,7 @@ fn order_moves(
 /// themselves kept): Stockfish's bad captures.
 fn demote_losing_captures(keys: &mut [i64], pos: &Position) {
     for k in keys.iter_mut() {
-        let score = (*k >> 16) as i32;
-        let m = Move((*k & 0xffff) as u16);
+        let (m, score) = key_parts(*k);
         if (SCORE_TACTICAL..SCORE_TT).contains(&score) && !m.is_promotion() && !see_ge(pos, m, 0) {
             *k = key_of(BAD_CAPTURE + (score - SCORE_TACTICAL), m);
         }
@@ -827,6 +826,12 @@ const BAD_CAPTURE: i32 = -(1 << 24);
 #[inline(always)]
 fn key_of(score: i32, m: Move) -> i64 {
     ((score as i64) << 16) | m.0 as i64
+}
+
+/// The move and ordering score packed by [`key_of`].
+#[inline(always)]
+fn key_parts(k: i64) -> (Move, i32) {
+    (Move((k & 0xffff) as u16), (k >> 16) as i32)
 }
 
 /// The `i`-th move in ordering order: selection for the first few, then one sort of the rest.
@@ -844,6 +849,5 @@ fn next_move(keys: &mut [i64], i: usize) -> (Move, i32) {
     } else if i == SELECT {
         keys[i..].sort_unstable_by(|a, b| b.cmp(a));
     }
-    let k = keys[i];
-    (Move((k & 0xffff) as u16), (k >> 16) as i32)
+    key_parts(keys[i])
 }

@@ -1,4 +1,5 @@
-//! Move ordering: TT move, captures by MVV-LVA (promotions with them), killers, the counter
+//! Move ordering: TT move, captures by MVV-LVA (promotions with them; the main search moves
+//! those that lose material after the quiet moves), killers, the counter
 //! move (the quiet move that last refuted the opponent's move), and a history table indexed
 //! by (side, from-or-dropped-kind, to) that covers drops too.
 
