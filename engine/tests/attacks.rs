@@ -184,10 +184,9 @@ fn go_after_a_refused_position_refuses_to_search() {
     assert!(!String::from_utf8_lossy(&out).contains("error"));
 }
 
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("kage-attack-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
+/// A fresh scratch directory, removed when dropped.
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("kage-attack-{name}-")).tempdir().expect("temp dir")
 }
 
 fn said(uci: &mut Uci, line: &str) -> String {
@@ -199,7 +198,7 @@ fn said(uci: &mut Uci, line: &str) -> String {
 #[test]
 fn eval_file_and_variant_in_either_order() {
     let dir = temp_dir("evalfile");
-    let net = dir.join("minishogi.nnue");
+    let net = dir.path().join("minishogi.nnue");
     std::fs::write(&net, random_network(Variant::builtin(VariantId::MINISHOGI), 1).to_bytes())
         .expect("write");
     let set_net = format!("setoption name EvalFile value {}", net.display());
@@ -235,7 +234,6 @@ fn eval_file_and_variant_in_either_order() {
         assert!(t.contains("info string error") && t.contains("magic"), "{t}");
         assert!(t0.elapsed() < Duration::from_secs(2));
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -375,7 +373,7 @@ fn kage_check_refuses_bad_specs_with_one_line() {
         ),
     ];
     for (name, text, want) in cases {
-        kage_check_refuses(&dir, name, &text, want);
+        kage_check_refuses(dir.path(), name, &text, want);
     }
     // A big file is not read whole.
     #[cfg(target_os = "linux")]
@@ -386,7 +384,6 @@ fn kage_check_refuses_bad_specs_with_one_line() {
         assert!(String::from_utf8_lossy(&o.stderr).contains("larger than"));
         assert!(t.elapsed() < Duration::from_secs(5));
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -424,7 +421,7 @@ fn user_minishogi(from: &str, to: &str) -> String {
 fn check_refuses(name: &str, text: &str, want: &str) {
     let e = Variant::from_spec_text(text).expect_err(name).to_string();
     assert!(e.contains(want), "{name}: {e}");
-    kage_check_refuses(&temp_dir("check31"), name, text, want);
+    kage_check_refuses(temp_dir("check31").path(), name, text, want);
 }
 
 /// The rook's values in the Minishogi spec.
@@ -548,7 +545,7 @@ fn variant_and_variant_file_must_name_the_same_variant() {
     }
     // A spec named like a built-in variant is refused as a user variant.
     let dir = temp_dir("builtin-name");
-    let path = dir.join("minishogi-copy.toml");
+    let path = dir.path().join("minishogi-copy.toml");
     std::fs::write(&path, MINISHOGI).expect("write");
     let (code, _, err) = run(&["--variant-file", path.to_str().expect("utf-8"), "rules"]);
     assert!(code == Some(2) && err.contains("built-in variant's name"), "{err}");
@@ -560,7 +557,6 @@ fn variant_and_variant_file_must_name_the_same_variant() {
     assert!(Variant::resolve(Some("minishogi"), Some(user), mini).is_err());
     assert_eq!(Variant::resolve(None, None, mini).expect("default").id, Some(mini));
     assert!(Variant::from_user_spec_text(MINISHOGI).is_err());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -31,13 +31,13 @@ fn reference(variant: &str) -> Vec<Value> {
         .collect()
 }
 
-/// A scratch file holding `text`.
-fn temp_file(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kage-fsf-ini-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
+/// A scratch file holding `text`, its name ending in `name`; removed when dropped.
+fn temp_file(name: &str, text: &str) -> tempfile::NamedTempFile {
+    let file =
+        tempfile::Builder::new().prefix("kage-fsf-ini-").suffix(&format!("-{name}")).tempfile();
+    let file = file.expect("scratch file");
+    std::fs::write(file.path(), text).unwrap();
+    file
 }
 
 /// Each variant as FSF's file states it (its translated spec compiled on its own, not the
@@ -75,7 +75,7 @@ fn built_in_named_sections_load_as_the_built_in_variants() {
     let changed =
         text.replace("flagRegionWhite = *8\nflagRegionBlack = *1\n\n[gorogoro", "[gorogoro");
     let path = temp_file("changed.ini", &changed);
-    let e = read_user_variant(&path, Some("shinobi")).unwrap_err();
+    let e = read_user_variant(path.path(), Some("shinobi")).unwrap_err();
     assert!(matches!(e, SpecError::BuiltinDiffers { .. }), "{e}");
     assert!(e.to_string().contains("[shinobi]"), "{e}");
 }
@@ -89,12 +89,12 @@ fn the_section_is_chosen_by_name() {
     let v = Variant::from_user_file(&fsf_file(), Some("1d-chess")).unwrap();
     assert_eq!((v.name.as_str(), v.width, v.height), ("1d-chess", 8, 1));
     let one = temp_file("one.ini", "[tiny:1d-chess]\nstartFen = KNR1rnk1 w\n");
-    let extends_unknown = Variant::from_user_spec_file(&one).unwrap_err().to_string();
+    let extends_unknown = Variant::from_user_spec_file(one.path()).unwrap_err().to_string();
     assert!(extends_unknown.contains("'1d-chess'"), "{extends_unknown}");
     // Content detection: an FSF file without the .ini extension.
     let one =
         temp_file("one.txt", "# x\n[tiny:minishogi]\nstartFen = rbsgk/4p/5/P4/KGSBR[-] w 0 1\n");
-    assert_eq!(Variant::from_user_spec_file(&one).unwrap().name, "tiny");
+    assert_eq!(Variant::from_user_spec_file(one.path()).unwrap().name, "tiny");
 }
 
 #[test]
@@ -107,7 +107,7 @@ fn an_unsupported_key_is_an_error_naming_it_and_its_section() {
     ];
     for (line, key) in cases {
         let path = temp_file("bad.ini", &format!("[odd:minishogi]\n{line}\n"));
-        let e = Variant::from_user_file(&path, Some("odd")).unwrap_err();
+        let e = Variant::from_user_file(path.path(), Some("odd")).unwrap_err();
         let SpecError::FsfIni(f) = &e else { panic!("{line}: {e}") };
         assert_eq!(f.key(), Some(key), "{line}: {e}");
         let msg = e.to_string();
@@ -166,13 +166,13 @@ fn cli_perft_and_check_with_an_ini_file() {
     assert!(err.contains("choose one with --variant") && err.lines().count() == 1, "{err}");
 
     let bad = temp_file("check.ini", "[ok:minishogi]\n[no:minishogi]\nmustCapture = true\n");
-    let o = kage(&["check", bad.to_str().unwrap()]);
+    let o = kage(&["check", bad.path().to_str().unwrap()]);
     assert!(o.status.success());
     let out = text(&o);
     assert!(out.contains("OK ok: ok (5x5)"), "{out}");
     assert!(out.contains("REFUSED no: key mustCapture:"), "{out}");
     assert!(out.contains("1 of 2 sections playable"), "{out}");
-    let o = kage(&["check", bad.to_str().unwrap(), "--variant", "no"]);
+    let o = kage(&["check", bad.path().to_str().unwrap(), "--variant", "no"]);
     assert_eq!(o.status.code(), Some(2));
 }
 

@@ -2,16 +2,13 @@
 //! parameters from a file (what `kage-train tune` writes) plays, and a bad file is one clear
 //! error line before anything is written.
 
-use std::path::PathBuf;
 use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_kage-selfplay");
 
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kage-match-params-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh scratch directory, removed when dropped.
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("kage-match-params-{name}-")).tempdir().unwrap()
 }
 
 /// A two-game minishogi match at 300 nodes per move between `builtin params=PARAMS` and
@@ -28,7 +25,8 @@ fn match_with_params(params: &std::path::Path, out: &std::path::Path) -> std::pr
 
 #[test]
 fn a_parameter_file_plays_and_a_bad_one_is_refused() {
-    let dir = temp_dir("plays");
+    let tmp = temp_dir("plays");
+    let dir = tmp.path();
     let params = dir.join("heavy-pawns.toml");
     // A legal parameter file that values pawns at three times the spec's value.
     std::fs::write(&params, "tempo = 10\n[material]\n\"P\" = 300\n").unwrap();

@@ -8,12 +8,33 @@ use kage_train::data::synthetic::SyntheticConfig;
 use kage_train::training::config::{Arch, FSF_FT_SIZE, FilterConfig, LrSchedule, TrainConfig};
 use std::path::{Path, PathBuf};
 
-/// A fresh, empty temporary directory for one test.
-pub fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kage-train-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
+/// A fresh, empty temporary directory for one test, removed when the test ends (dropped).
+/// It reads as the `Path` it holds.
+pub struct TestDir(tempfile::TempDir);
+
+impl std::ops::Deref for TestDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<Path> for TestDir {
+    fn as_ref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for TestDir {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.path().as_os_str()
+    }
+}
+
+/// A [`TestDir`] whose name starts `kage-train-test-NAME-`.
+pub fn temp_dir(name: &str) -> TestDir {
+    let dir = tempfile::Builder::new().prefix(&format!("kage-train-test-{name}-")).tempdir();
+    TestDir(dir.expect("create temp dir"))
 }
 
 /// A tiny but learnable configuration (trains in well under a second).

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Playouts, fsf_config, fsf_net, temp_dir};
+use common::{Playouts, TestDir, fsf_config, fsf_net, temp_dir};
 use kage_engine::nnue::fsf::{FsfLayout, arch, read_net, reference};
 use kage_engine::{Position, Variant};
 use kage_train::RunOptions;
@@ -100,8 +100,9 @@ fn factoriser_fold_is_exact() {
     }
 }
 
-/// A short run on real positions; the float model of its checkpoint, folded.
-fn trained_on_playouts(name: &str) -> (PathBuf, kage_train::NetParams, FsfHead) {
+/// A short run on real positions (in a scratch folder that lives as long as the first value);
+/// the float model of its checkpoint, folded.
+fn trained_on_playouts(name: &str) -> (TestDir, PathBuf, kage_train::NetParams, FsfHead) {
     let dir = temp_dir(name);
     let data = dir.join("train.kdata");
     playouts(&data, 99, 40);
@@ -114,12 +115,12 @@ fn trained_on_playouts(name: &str) -> (PathBuf, kage_train::NetParams, FsfHead) 
     let (head, moments) = ck.fsf.expect("fsf tensors in the checkpoint");
     let state = FsfState::new(FsfShape::new(layout("minishogi")), head, Some(moments));
     let (ft, head) = state.folded(&ck.params);
-    (out, ft, head)
+    (dir, out, ft, head)
 }
 
 #[test]
 fn quantised_net_agrees_with_the_float_model_and_inspect_reads_it() {
-    let (out, ft, head) = trained_on_playouts("fsf-agree");
+    let (_dir, out, ft, head) = trained_on_playouts("fsf-agree");
     let l = layout("minishogi");
     let path = fsf_net(&out);
     let net = read_net(&path, &l).expect("net");
@@ -148,7 +149,6 @@ fn quantised_net_agrees_with_the_float_model_and_inspect_reads_it() {
     {
         assert!(text.contains(want), "inspect lacks {want:?}:\n{text}");
     }
-    let _ = std::fs::remove_dir_all(out.parent().expect("parent"));
 }
 
 #[test]
