@@ -99,7 +99,6 @@ fn a_damaged_chunk_is_refused_unless_allowed() {
     assert!(o.status.success(), "{err}");
     assert!(err.contains("warning") && err.contains("records lost"), "{err}");
     assert!(out.join("net.nnue").exists());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -120,7 +119,6 @@ fn no_usable_positions_or_a_degenerate_scale_write_no_net() {
         assert!(err.contains(want), "{args:?}: {err}");
         assert!(!out.join("net.nnue").exists(), "{args:?} wrote a net");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -150,7 +148,6 @@ fn resume_after_the_data_changed_is_refused() {
     assert!(!o.status.success(), "{err}");
     assert!(err.contains("changed since the run started"), "{err}");
     assert_eq!(std::fs::read(out.join("net.nnue")).expect("net"), net);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Every file in `dir` with its contents.
@@ -209,7 +206,6 @@ fn outputs_never_replace_inputs() {
         "variant = \"minishogi\"\nft_size = 8\n"
     );
     assert_eq!(std::fs::read(&data).expect("data"), before);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A kill in the first epoch after `--resume --epochs N` (simulated: the run stops before
@@ -249,7 +245,6 @@ fn an_interrupted_epoch_extension_leaves_the_run_resumable() {
         .expect("fresh run");
     assert_ne!(fresh.run_id, again.run_id);
     assert!(std::fs::read(&fresh.net_path).expect("net") != want);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -283,7 +278,6 @@ fn epochs_at_or_below_those_done_are_refused() {
     let e = kage_train::resume(&part, Some(2), RunOptions::default()).expect_err("refused");
     assert!(e.to_string().contains("has done 2 of its 4 epochs"), "{e}");
     assert!(!part.join(names::NET).exists());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn before_net(files: &[(std::path::PathBuf, Vec<u8>)]) -> Vec<u8> {
@@ -325,7 +319,6 @@ fn a_selfplay_directory_is_not_a_training_run() {
     std::fs::remove_file(out.join(kage_data::guard::OWNER_FILE)).expect("owner file written");
     let o = kage_train(args!["--resume", out.as_os_str(), "--epochs", "2", "--quiet"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -379,7 +372,6 @@ fn positions_counted_twice_are_refused() {
     assert!(!o.status.success() && stderr(&o).contains("same file"), "{}", stderr(&o));
     let o = train(&a, &dir.join("fine"), &["--val-data", &s(&b)]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -431,7 +423,6 @@ fn user_variant_data_trains_and_tunes() {
         dir.join("params.toml").as_os_str()
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -449,7 +440,6 @@ fn user_errors_are_one_line_without_a_backtrace() {
     assert!(!o.status.success(), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("missing.kdata") && !err.contains("stack backtrace"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -487,5 +477,4 @@ fn endless_or_huge_inputs_are_refused_without_reading_them_whole() {
     let o = kage_train_bounded(args!["--resume", o_, "--epochs", "2"]);
     let err = stderr(&o);
     assert!(!o.status.success() && err.contains("not a kage checkpoint"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -51,7 +51,6 @@ fn train_inspect_and_reject_corrupt() {
         .expect("runs");
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("lambda"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -78,7 +77,6 @@ fn config_file_and_resume_from_the_command_line() {
     assert!(st.expect("runs").success());
     let csv = std::fs::read_to_string(out.join("metrics.csv")).expect("metrics");
     assert_eq!(csv.lines().count(), 4, "{csv}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Same seed and settings with 1 and with 2 threads: byte-identical network (run id and
@@ -166,7 +164,6 @@ fn init_net_snapshots_and_plain_progress_lines_from_the_command_line() {
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("--init-net") && err.contains("--ft-size 8"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -207,7 +204,6 @@ fn a_bad_configuration_and_a_bad_data_list_are_one_line_errors() {
         err.contains("cannot resume: ") && err.contains("data.toml: TOML parse error"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -239,5 +235,4 @@ fn score_wdl_is_recorded_in_the_run_and_a_wrong_variant_is_a_one_line_error() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let config = std::fs::read_to_string(run.join("config.toml")).expect("config");
     assert!(config.contains("[score_wdl.model]") && config.contains("b = 90.0"), "{config}");
-    let _ = std::fs::remove_dir_all(&dir);
 }

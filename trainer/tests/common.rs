@@ -19,12 +19,6 @@ impl std::ops::Deref for TestDir {
     }
 }
 
-impl AsRef<Path> for TestDir {
-    fn as_ref(&self) -> &Path {
-        self.0.path()
-    }
-}
-
 impl AsRef<std::ffi::OsStr> for TestDir {
     fn as_ref(&self) -> &std::ffi::OsStr {
         self.0.path().as_os_str()

@@ -40,7 +40,6 @@ fn positions(seed: u64) -> Vec<Position> {
     while let Some(rec) = r.next().transpose().expect("record") {
         out.push(rec.pos.to_position(v).expect("position"));
     }
-    let _ = std::fs::remove_dir_all(&dir);
     out
 }
 
@@ -65,7 +64,6 @@ fn synthetic_run_lowers_the_loss_and_exports_a_net_for_its_variant_only() {
     let info = std::fs::read_to_string(dir.join(names::RUN_INFO)).expect("run.toml");
     let config = std::fs::read_to_string(dir.join(names::CONFIG)).expect("config");
     assert!(info.contains("arch = \"fsf\"") && config.contains("arch = \"fsf\""));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -169,6 +167,4 @@ fn resume_of_an_fsf_run_matches_the_uninterrupted_run() {
     assert_eq!(losses(&ca), losses(&cb));
     assert_eq!(a.net_path.file_name(), b.net_path.file_name(), "same net name (same hash)");
     assert_eq!(std::fs::read(&a.net_path).ok(), std::fs::read(&b.net_path).ok());
-    let _ = std::fs::remove_dir_all(&full);
-    let _ = std::fs::remove_dir_all(&part);
 }

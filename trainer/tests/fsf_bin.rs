@@ -97,5 +97,4 @@ fn bin_data_trains_the_same_net_as_its_imported_kage_file() {
     let mut bad = config(&bin);
     bad.variant = "nosuchvariant".into();
     assert!(kage_train::run(bad, &dir.join("run-bad"), RunOptions::default()).is_err());
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -58,7 +58,6 @@ fn a_run_from_a_kage_exported_net_starts_with_exactly_its_integers() {
     assert!(b < a, "epoch 1 from the net {b}, the first run's epoch 1 {a}");
     let config = std::fs::read_to_string(dir.join("next").join(names::CONFIG)).expect("config");
     assert!(config.contains("init_net = ") && config.contains("arch = \"fsf\""), "{config}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -67,7 +66,6 @@ fn a_net_of_fairy_stockfishs_form_round_trips_exactly() {
     let net = random_net_file(&dir, "minishogi", 5);
     let bytes = std::fs::read(&net).expect("net");
     assert_eq!(exported_before_any_step(with_init(fsf_config(1), &net), &net), bytes);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn refusal(cfg: TrainConfig, out: &Path) -> String {
@@ -111,7 +109,6 @@ fn nets_that_do_not_fit_are_refused_in_one_line() {
     std::fs::write(&cut, &bytes).expect("write");
     let msg = refusal(with_init(fsf_config(1), &cut), &dir.join("d"));
     assert!(msg.contains("cut.nnue") && msg.contains("bytes"), "{msg}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -140,5 +137,4 @@ fn the_command_line_starts_from_an_fsf_net_and_refuses_it_with_resume() {
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("--init-net") && err.contains("cannot be used with"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }

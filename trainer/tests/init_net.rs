@@ -42,7 +42,6 @@ fn dequantised_weights_quantise_back_to_the_same_net() {
     let again = quantise(&params, &info).expect("quantises");
     assert_eq!(again.weights(), net.weights());
     assert_eq!(again.to_bytes(), std::fs::read(&summary.net_path).expect("bytes"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -96,7 +95,6 @@ fn a_run_from_a_net_starts_at_that_nets_loss() {
     );
     let state = checkpoint::load(&next.join(names::CHECKPOINT)).expect("checkpoint");
     assert!(state.config_toml.contains("init_net"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -127,7 +125,6 @@ fn a_net_that_does_not_fit_is_refused_with_the_reason() {
     assert!(err.to_string().contains("cut.nnue"), "{err}");
     let missing = TrainConfig { init_net: Some(dir.join("none.nnue")), ..tiny_config(1) };
     assert!(kage_train::run(missing, &dir.join("none"), RunOptions::default()).is_err());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -149,5 +146,4 @@ fn snapshots_are_written_per_epoch_without_changing_the_run() {
     assert_ne!(first.weights(), load(&a.net_path).weights());
     assert!(!with.join(names::snapshot(3)).exists());
     assert!(!without.join(names::snapshot(1)).exists());
-    let _ = std::fs::remove_dir_all(&dir);
 }

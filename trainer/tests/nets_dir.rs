@@ -72,7 +72,6 @@ fn a_net_in_kage_nets_dir_is_its_variants_default() {
     // The other variants keep their shipped nets.
     let text = uci(&kage, &ask.replace("VARIANT", "gorogoroplus"));
     assert!(text.contains("the shipped network of gorogoroplus"), "{text}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn root() -> &'static Path {

@@ -53,7 +53,6 @@ fn tiny_run_lowers_losses_and_writes_artefacts() {
     let again = kage_train::run(tiny_config(1), &dir, RunOptions::default()).unwrap_err();
     assert!(again.to_string().contains("already holds a training run"), "{again}");
     assert!(info.contains("git_revision") && info.contains("net_format_version = 1"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -81,8 +80,6 @@ fn resume_matches_uninterrupted_run() {
     let na = std::fs::read(&a.net_path).expect("net a");
     let nb = std::fs::read(&b.net_path).expect("net b");
     assert_eq!(na, nb, "exported nets differ");
-    let _ = std::fs::remove_dir_all(&full);
-    let _ = std::fs::remove_dir_all(&part);
 }
 
 #[test]
@@ -125,5 +122,4 @@ fn export_matches_float_model_and_is_validated() {
     let err = Network::load(&future).unwrap_err();
     assert!(matches!(err, NetError::UnsupportedVersion { found: 2, .. }));
     assert!(err.to_string().contains("unsupported NNUE format version 2"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
