@@ -334,7 +334,8 @@ impl<'a> Ctx<'a> {
         for i in 0..n {
             let (m, mscore) = next_move(&mut f.keys, i);
             let quiet = pos.captured(m).is_none() && !m.is_promotion();
-            // Shallow-depth pruning, decided before the move is played (checks are kept).
+            // Shallow-depth pruning, decided before the move is played (checks that lose much
+            // material too).
             if !pv_node
                 && !in_check
                 && best > -MATE_BOUND
@@ -454,7 +455,8 @@ impl<'a> Ctx<'a> {
         cut_null: bool,
     ) -> Option<i32> {
         if depth <= RFP_MAX_DEPTH && eval - RFP_MARGIN * depth >= beta {
-            return Some(eval);
+            // Halfway to beta: the static evaluation is no proven bound.
+            return Some((eval + beta) / 2);
         }
         if cut_null || depth < NMP_MIN_DEPTH || eval < beta || !has_pieces(pos) {
             return None;
@@ -729,10 +731,10 @@ struct Node {
     in_check: bool,
 }
 
-/// Shallow-depth pruning of a move of a non-PV node not in check that does not give check,
-/// after the first move: late-move, futility, history and SEE pruning of quiet moves, SEE
-/// pruning of captures. True when the move is skipped. `gives_check` is asked only when a
-/// rule would prune (checks are never pruned), the cheap rules before the exchange.
+/// Shallow-depth pruning of a move of a non-PV node not in check, after the first move:
+/// late-move, futility, history and SEE pruning of quiet moves, SEE pruning of captures, for
+/// moves that do not give check; checks only when they lose more than `CHECK_SEE_MARGIN` a
+/// ply in the exchange, up to `CHECK_PRUNE_MAX_DEPTH`. True when the move is skipped.
 #[allow(clippy::too_many_arguments)]
 #[inline]
 fn prune_move(
@@ -746,12 +748,33 @@ fn prune_move(
     lmr_depth: i32,
     gives_check: &mut dyn FnMut() -> bool,
 ) -> bool {
+    let Node { depth, .. } = *node;
+    let losing_check =
+        || depth <= CHECK_PRUNE_MAX_DEPTH && !see_ge(pos, m, -CHECK_SEE_MARGIN * depth);
+    if ordinary_prune(pos, m, quiet, mscore, searched, alpha, node, lmr_depth) {
+        // Checks are kept unless they lose much material.
+        return !gives_check() || losing_check();
+    }
+    losing_check() && gives_check()
+}
+
+/// The rules of [`prune_move`] for a move that does not give check.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn ordinary_prune(
+    pos: &Position,
+    m: Move,
+    quiet: bool,
+    mscore: i32,
+    searched: usize,
+    alpha: i32,
+    node: &Node,
+    lmr_depth: i32,
+) -> bool {
     let Node { depth, eval, beta, .. } = *node;
     if !quiet {
         // Captures that lose material at shallow depth.
-        return depth <= SEE_PRUNE_MAX_DEPTH
-            && !see_ge(pos, m, -SEE_CAPTURE_MARGIN * depth)
-            && !gives_check();
+        return depth <= SEE_PRUNE_MAX_DEPTH && !see_ge(pos, m, -SEE_CAPTURE_MARGIN * depth);
     }
     let lmp = if improving_guess(eval, beta) {
         LMP_BASE + 2 * depth * depth
@@ -768,7 +791,7 @@ fn prune_move(
     // Quiet moves and drops onto squares where the piece is lost.
     let see_margin =
         (SEE_QUIET_BASE - lmr_depth.min(18)) * lmr_depth * lmr_depth * 100 / PAWN_VALUE;
-    (cheap || !see_ge(pos, m, -see_margin)) && !gives_check()
+    cheap || !see_ge(pos, m, -see_margin)
 }
 
 /// Whether the side to move has something besides king and pawns (on board or in hand):

@@ -56,11 +56,17 @@ pub const SEE_PRUNE_MAX_DEPTH: i32 = 6;
 /// See [`SEE_PRUNE_MAX_DEPTH`].
 pub const SEE_CAPTURE_MARGIN: i32 = 150;
 
+/// Checks are pruned up to this depth when they lose more than `CHECK_SEE_MARGIN * depth`
+/// in the exchange.
+pub const CHECK_PRUNE_MAX_DEPTH: i32 = 6;
+/// See [`CHECK_PRUNE_MAX_DEPTH`].
+pub const CHECK_SEE_MARGIN: i32 = 100;
+
 /// Late-move reductions from this depth on (at the root too), for quiet moves after the first
 /// `LMR_MIN_SEARCHED` (one more at PV nodes).
 pub const LMR_MIN_DEPTH: i32 = 3;
 /// See [`LMR_MIN_DEPTH`].
-pub const LMR_MIN_SEARCHED: usize = 2;
+pub const LMR_MIN_SEARCHED: usize = 1;
 /// Quiet moves with an ordering score below this are reduced one ply more.
 pub const LMR_BAD_HISTORY: i32 = -2000;
 
