@@ -342,13 +342,15 @@ impl<'a> Ctx<'a> {
                 && searched > 0
                 && prune_move(
                     pos,
-                    m,
-                    quiet,
-                    mscore,
-                    searched,
+                    &LateMove {
+                        m,
+                        quiet,
+                        mscore,
+                        searched,
+                        lmr_depth: if quiet { self.lmr_depth(&node, searched, mscore) } else { 0 },
+                    },
                     alpha,
                     &node,
-                    if quiet { self.lmr_depth(&node, searched, mscore) } else { 0 },
                     &mut || {
                         pos.gives_check(m, *discoverers.get_or_insert_with(|| pos.discoverers()))
                     },
@@ -731,27 +733,33 @@ struct Node {
     in_check: bool,
 }
 
-/// Shallow-depth pruning of a move of a non-PV node not in check, after the first move:
-/// late-move, futility, history and SEE pruning of quiet moves, SEE pruning of captures, for
-/// moves that do not give check; checks only when they lose more than `CHECK_SEE_MARGIN` a
-/// ply in the exchange, up to `CHECK_PRUNE_MAX_DEPTH`. True when the move is skipped.
-#[allow(clippy::too_many_arguments)]
-#[inline]
-fn prune_move(
-    pos: &Position,
+/// A move after the first of a node, as shallow-depth pruning judges it: whether it is quiet,
+/// its ordering score, how many moves were searched before it and the depth its late-move
+/// reduction would leave.
+struct LateMove {
     m: Move,
     quiet: bool,
     mscore: i32,
     searched: usize,
+    lmr_depth: i32,
+}
+
+/// Shallow-depth pruning of a move of a non-PV node not in check, after the first move:
+/// late-move, futility, history and SEE pruning of quiet moves, SEE pruning of captures, for
+/// moves that do not give check; checks only when they lose more than `CHECK_SEE_MARGIN` a
+/// ply in the exchange, up to `CHECK_PRUNE_MAX_DEPTH`. True when the move is skipped.
+#[inline]
+fn prune_move(
+    pos: &Position,
+    lm: &LateMove,
     alpha: i32,
     node: &Node,
-    lmr_depth: i32,
     gives_check: &mut dyn FnMut() -> bool,
 ) -> bool {
     let Node { depth, .. } = *node;
     let losing_check =
-        || depth <= CHECK_PRUNE_MAX_DEPTH && !see_ge(pos, m, -CHECK_SEE_MARGIN * depth);
-    if ordinary_prune(pos, m, quiet, mscore, searched, alpha, node, lmr_depth) {
+        || depth <= CHECK_PRUNE_MAX_DEPTH && !see_ge(pos, lm.m, -CHECK_SEE_MARGIN * depth);
+    if ordinary_prune(pos, lm, alpha, node) {
         // Checks are kept unless they lose much material.
         return !gives_check() || losing_check();
     }
@@ -759,18 +767,9 @@ fn prune_move(
 }
 
 /// The rules of [`prune_move`] for a move that does not give check.
-#[allow(clippy::too_many_arguments)]
 #[inline]
-fn ordinary_prune(
-    pos: &Position,
-    m: Move,
-    quiet: bool,
-    mscore: i32,
-    searched: usize,
-    alpha: i32,
-    node: &Node,
-    lmr_depth: i32,
-) -> bool {
+fn ordinary_prune(pos: &Position, lm: &LateMove, alpha: i32, node: &Node) -> bool {
+    let &LateMove { m, quiet, mscore, searched, lmr_depth } = lm;
     let Node { depth, eval, beta, .. } = *node;
     if !quiet {
         // Captures that lose material at shallow depth.
