@@ -748,6 +748,7 @@ struct LateMove {
 /// late-move, futility, history and SEE pruning of quiet moves, SEE pruning of captures, for
 /// moves that do not give check; checks only when they lose more than `CHECK_SEE_MARGIN` a
 /// ply in the exchange, up to `CHECK_PRUNE_MAX_DEPTH`. True when the move is skipped.
+/// `gives_check` (cheap) is asked before the exchange of a possible check is evaluated.
 #[inline]
 fn prune_move(
     pos: &Position,
@@ -763,7 +764,7 @@ fn prune_move(
         // Checks are kept unless they lose much material.
         return !gives_check() || losing_check();
     }
-    losing_check() && gives_check()
+    gives_check() && losing_check()
 }
 
 /// The rules of [`prune_move`] for a move that does not give check.
